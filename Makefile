@@ -1,0 +1,145 @@
+# lidiagen: the library (lib/), the command (cmd/lidiagen/), tests and install.
+#   make                     build liblidia.a, liblidia.so, lidiagen
+#   make test                build and run every test; ends with "N passed, N failed"
+#   make SANITIZE=address,undefined test
+#   make install PREFIX=/usr/local DESTDIR=...
+#   make V=1                 show the commands
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/lidiagen
+DATADIR    ?= $(PREFIX)/share/lidiagen
+
+VERSION := $(shell sed -n 's/^\#define LIDIA_VERSION_STRING "\(.*\)"/\1/p' lib/lidia.h)
+SOMAJOR := 0
+
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+DEPS    := libelf libdw
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \
+	$(shell $(PKG_CONFIG) --cflags $(DEPS))
+LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Build products go under build/ (build/asan for sanitizer builds), so that
+# sanitized and plain objects never mix.
+B := build$(if $(SANITIZE),/san)
+
+LIB_SRC := $(wildcard lib/*.c)
+CMD_SRC := $(wildcard cmd/lidiagen/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
+
+STATIC := $(B)/liblidia.a
+SHARED := $(B)/liblidia.so.$(VERSION)
+BIN    := $(B)/lidiagen
+
+.PHONY: all test check install uninstall clean fuzz bench
+all: $(BIN) $(STATIC) $(SHARED) $(B)/lidia.pc
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -MMD -MP -c -o $@ $<
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -Ilib -MMD -MP -c -o $@ $<
+
+$(STATIC): $(LIB_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SHARED): $(LIB_PIC) lib/liblidia.map
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,liblidia.so.$(SOMAJOR) -Wl,--version-script=lib/liblidia.map \
+		$(LDFLAGS) -o $@ $(LIB_PIC) $(LIBS)
+	$(Q)ln -sf liblidia.so.$(VERSION) $(B)/liblidia.so.$(SOMAJOR)
+	$(Q)ln -sf liblidia.so.$(SOMAJOR) $(B)/liblidia.so
+
+$(BIN): $(CMD_OBJ) $(STATIC)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS)
+
+$(B)/lidia.pc: lib/lidia.pc.in lib/lidia.h
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(DEPS)|' $< > $@
+
+# ---- tests ------------------------------------------------------------------
+TEST_SRC := $(wildcard tests/unit/*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
+
+$(B)/tests/%: tests/unit/%.c $(STATIC) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -Itests/unit $(LDFLAGS) -o $@ $< $(STATIC) $(LIBS)
+
+# A fuzz target built with the replay driver: runs every file of its corpus.
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(STATIC) $(LIBS)
+
+# libFuzzer builds (clang): make fuzz, then build/fuzz/fuzz_reader tests/fuzz/corpus/reader
+fuzz: $(FUZZ_SRC)
+	@mkdir -p build/fuzz
+	for f in $(FUZZ_SRC); do \
+		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
+			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o build/fuzz/$$(basename $$f .c) \
+			$$f $(LIB_SRC) $(LIBS) || exit 1; \
+	done
+
+test: all $(TEST_BIN) $(FUZZ_BIN)
+	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) tests/run.sh
+
+check: test
+
+bench: all
+	bench/run.sh $(abspath $(BIN))
+
+# ---- install ------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lidiagen
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/liblidia.a
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION)
+	ln -sf liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR)
+	ln -sf liblidia.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/liblidia.so
+	install -m 644 lib/lidia.h $(DESTDIR)$(INCLUDEDIR)/lidia.h
+	install -m 644 $(B)/lidia.pc $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
+	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
+	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
+		$(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR) \
+		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
+		$(DESTDIR)$(DATADIR)/lidiagen.yaml
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d)

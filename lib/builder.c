@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The builder: collects ranges, then finalizes them into the exact tables of
+ * a lidia file (spec sections 1 to 3 and 6) and writes them in order.
+ *
+ * Tables are not kept encoded: finalize encodes them once in small chunks to
+ * compute the CRCs, and write encodes them again on the way to the sink, so
+ * memory stays at the in-memory range array whatever the output size.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "format.h"
+#include "internal.h"
+#include "strtab.h"
+
+struct brange {
+	uint64_t va;
+	uint64_t length;
+	uint32_t depth;
+	uint32_t func;
+	uint32_t file;
+	uint32_t call_file;
+	uint32_t call_line;
+	uint32_t line_idx;
+	uint32_t line_count;
+	uint32_t seq; /* insertion order: the tie-breaker of the stable sort */
+};
+
+struct lidia_builder {
+	struct brange *ranges;
+	size_t nranges, cap_ranges;
+	struct lidia_line *lines;
+	size_t nlines, cap_lines;
+	struct strtab strings;
+	bool finalized;
+	unsigned va_size, field_size, line_size;
+	uint32_t crc[4]; /* VA, ranges, strings, lines */
+};
+
+int lidia_builder_new(struct lidia_builder **out)
+{
+	struct lidia_builder *b = calloc(1, sizeof(*b));
+	int err;
+
+	*out = NULL;
+	if (!b)
+		return -ENOMEM;
+	err = strtab_init(&b->strings);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*out = b;
+	return 0;
+}
+
+void lidia_builder_free(struct lidia_builder *b)
+{
+	if (!b)
+		return;
+	free(b->ranges);
+	free(b->lines);
+	strtab_release(&b->strings);
+	free(b);
+}
+
+size_t lidia_builder_count(const struct lidia_builder *b)
+{
+	return b->nranges;
+}
+
+static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
+{
+	uint64_t o;
+	int err = strtab_intern(&b->strings, s ? s : "", s ? strlen(s) : 0, &o);
+
+	*off = (uint32_t)o;
+	return err;
+}
+
+int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
+{
+	struct brange *br;
+	void *p;
+	int err;
+
+	if (b->finalized)
+		return LIDIA_E_STATE;
+	if (r->length == 0)
+		return 0;
+	if (r->va + r->length < r->va)
+		return LIDIA_E_INVAL;
+	for (size_t i = 0; i < r->line_count; i++) {
+		if (r->lines[i].offset >= r->length ||
+		    (i && r->lines[i].offset < r->lines[i - 1].offset))
+			return LIDIA_E_INVAL;
+	}
+	if (b->nranges >= UINT32_MAX || b->nlines + r->line_count >= UINT32_MAX)
+		return LIDIA_E_TOO_BIG;
+
+	p = b->ranges;
+	err = lidia_grow(&p, &b->cap_ranges, b->nranges + 1, sizeof(*b->ranges));
+	if (err)
+		return err;
+	b->ranges = p;
+	if (r->line_count) {
+		p = b->lines;
+		err = lidia_grow(&p, &b->cap_lines, b->nlines + r->line_count, sizeof(*b->lines));
+		if (err)
+			return err;
+		b->lines = p;
+	}
+
+	br = &b->ranges[b->nranges];
+	br->va = r->va;
+	br->length = r->length;
+	br->depth = r->depth;
+	br->call_line = r->call_line;
+	br->seq = (uint32_t)b->nranges;
+	if ((err = intern(b, r->func, &br->func)) || (err = intern(b, r->file, &br->file)) ||
+	    (err = intern(b, r->call_file, &br->call_file)))
+		return err;
+	br->line_count = (uint32_t)r->line_count;
+	br->line_idx = r->line_count ? (uint32_t)b->nlines : 0;
+	if (r->line_count)
+		memcpy(b->lines + b->nlines, r->lines, r->line_count * sizeof(*r->lines));
+	b->nlines += r->line_count;
+	b->nranges++;
+	return 0;
+}
+
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct brange *a = pa, *b = pb;
+
+	if (a->va != b->va)
+		return a->va < b->va ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- Encoding: each table is produced in chunks through emit(). ---- */
+
+typedef int (*emit_fn)(void *ctx, const void *buf, size_t len);
+
+#define CHUNK 65536
+
+static int encode_va(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
+{
+	size_t n = 0;
+	int err;
+
+	for (size_t i = 0; i < b->nranges; i++) {
+		if (b->va_size == 8)
+			put_le64(buf + n, b->ranges[i].va);
+		else
+			put_le32(buf + n, (uint32_t)b->ranges[i].va);
+		n += b->va_size;
+		if (n + 8 > CHUNK) {
+			if ((err = emit(ctx, buf, n)))
+				return err;
+			n = 0;
+		}
+	}
+	return n ? emit(ctx, buf, n) : 0;
+}
+
+static int encode_ranges(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
+			 void *ctx)
+{
+	size_t n = 0;
+	int err;
+
+	for (size_t i = 0; i < b->nranges; i++) {
+		const struct brange *r = &b->ranges[i];
+		uint64_t f[8] = { r->length,   r->depth,      r->func,	    r->file,
+				  r->line_idx, r->line_count, r->call_file, r->call_line };
+
+		for (int k = 0; k < 8; k++) {
+			if (b->field_size == 8)
+				put_le64(buf + n, f[k]);
+			else
+				put_le32(buf + n, (uint32_t)f[k]);
+			n += b->field_size;
+		}
+		if (n + 64 > CHUNK) {
+			if ((err = emit(ctx, buf, n)))
+				return err;
+			n = 0;
+		}
+	}
+	return n ? emit(ctx, buf, n) : 0;
+}
+
+static int encode_lines(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
+			void *ctx)
+{
+	size_t n = 0;
+	int err;
+
+	for (size_t i = 0; i < b->nlines; i++) {
+		if (b->line_size == 4) {
+			put_le32(buf + n, b->lines[i].offset);
+			put_le32(buf + n + 4, b->lines[i].line);
+		} else {
+			put_le16(buf + n, (uint16_t)b->lines[i].offset);
+			put_le16(buf + n + 2, (uint16_t)b->lines[i].line);
+		}
+		n += 2 * b->line_size;
+		if (n + 8 > CHUNK) {
+			if ((err = emit(ctx, buf, n)))
+				return err;
+			n = 0;
+		}
+	}
+	return n ? emit(ctx, buf, n) : 0;
+}
+
+static int encode_strings(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
+			  void *ctx)
+{
+	(void)buf;
+	return emit(ctx, b->strings.pool, b->strings.len);
+}
+
+static int (*const encoders[4])(const struct lidia_builder *, unsigned char *, emit_fn,
+				void *) = { encode_va, encode_ranges, encode_strings, encode_lines };
+
+static int crc_emit(void *ctx, const void *buf, size_t len)
+{
+	uint32_t *crc = ctx;
+
+	*crc = lidia_crc32c(*crc, buf, len);
+	return 0;
+}
+
+static void table_sizes(const struct lidia_builder *b, uint64_t size[4])
+{
+	size[0] = (uint64_t)b->nranges * b->va_size;
+	size[1] = (uint64_t)b->nranges * 8 * b->field_size;
+	size[2] = b->strings.len;
+	size[3] = (uint64_t)b->nlines * 2 * b->line_size;
+}
+
+int lidia_builder_finalize(struct lidia_builder *b)
+{
+	uint64_t max_va = 0, max_field = 0, max_line = 0;
+	unsigned char *buf;
+	int err = 0;
+
+	if (b->finalized)
+		return LIDIA_E_STATE;
+	qsort(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);
+
+	for (size_t i = 0; i < b->nranges; i++) {
+		const struct brange *r = &b->ranges[i];
+		uint64_t f[8] = { r->length,   r->depth,      r->func,	    r->file,
+				  r->line_idx, r->line_count, r->call_file, r->call_line };
+
+		if (r->va > max_va)
+			max_va = r->va;
+		for (int k = 0; k < 8; k++)
+			if (f[k] > max_field)
+				max_field = f[k];
+	}
+	for (size_t i = 0; i < b->nlines; i++) {
+		if (b->lines[i].offset > max_line)
+			max_line = b->lines[i].offset;
+		if (b->lines[i].line > max_line)
+			max_line = b->lines[i].line;
+	}
+	b->va_size = max_va > UINT32_MAX ? 8 : 4;
+	b->field_size = max_field > UINT32_MAX ? 8 : 4;
+	b->line_size = max_line > UINT16_MAX ? 4 : 2;
+
+	buf = malloc(CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	for (int t = 0; t < 4 && !err; t++) {
+		b->crc[t] = 0;
+		err = encoders[t](b, buf, crc_emit, &b->crc[t]);
+	}
+	free(buf);
+	if (!err)
+		b->finalized = true;
+	return err;
+}
+
+uint64_t lidia_builder_file_size(const struct lidia_builder *b)
+{
+	uint64_t size[4];
+
+	table_sizes(b, size);
+	return LIDIA_HEADER_SIZE + size[0] + size[1] + size[2] + size[3];
+}
+
+static void make_header(const struct lidia_builder *b, unsigned char *h)
+{
+	uint64_t size[4], off[4];
+
+	table_sizes(b, size);
+	/* The tables go back to back in this order, as the reference writes them. */
+	off[0] = LIDIA_HEADER_SIZE;
+	for (int t = 1; t < 4; t++)
+		off[t] = off[t - 1] + size[t - 1];
+	memset(h, 0, LIDIA_HEADER_SIZE);
+	memcpy(h, LIDIA_MAGIC, 4);
+	put_le32(h + 4, LIDIA_FORMAT_VERSION);
+	put_le64(h + HDR_VA_SIZE, b->va_size);
+	put_le64(h + HDR_VA_COUNT, b->nranges);
+	put_le64(h + HDR_VA_OFF, off[0]);
+	put_le32(h + HDR_VA_CRC, b->crc[0]);
+	put_le64(h + HDR_FIELD_SIZE, b->field_size);
+	put_le64(h + HDR_RANGE_COUNT, b->nranges);
+	put_le64(h + HDR_RANGE_OFF, off[1]);
+	put_le32(h + HDR_RANGE_CRC, b->crc[1]);
+	put_le64(h + HDR_STR_SIZE, size[2]);
+	put_le64(h + HDR_STR_OFF, off[2]);
+	put_le32(h + HDR_STR_CRC, b->crc[2]);
+	put_le64(h + HDR_LINE_SIZE, b->line_size);
+	put_le64(h + HDR_LINE_COUNT, b->nlines);
+	put_le64(h + HDR_LINE_OFF, off[3]);
+	put_le32(h + HDR_LINE_CRC, b->crc[3]);
+}
+
+int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx)
+{
+	unsigned char header[LIDIA_HEADER_SIZE];
+	unsigned char *buf;
+	int err;
+
+	if (!b->finalized)
+		return LIDIA_E_STATE;
+	make_header(b, header);
+	err = sink(ctx, header, sizeof(header));
+	if (err)
+		return err;
+	buf = malloc(CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	for (int t = 0; t < 4 && !err; t++)
+		err = encoders[t](b, buf, sink, ctx);
+	free(buf);
+	return err;
+}
+
+static int fd_sink(void *ctx, const void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int lidia_builder_write_fd(struct lidia_builder *b, int fd)
+{
+	return lidia_builder_write(b, fd_sink, &fd);
+}
+
+struct mem_sink {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+static int mem_sink(void *ctx, const void *buf, size_t len)
+{
+	struct mem_sink *m = ctx;
+
+	if (len > m->cap - m->len)
+		return LIDIA_E_SINK;
+	memcpy(m->buf + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out_size)
+{
+	uint64_t size = lidia_builder_file_size(b);
+	struct mem_sink m = { 0 };
+	int err;
+
+	*out_buf = NULL;
+	*out_size = 0;
+	if (!b->finalized)
+		return LIDIA_E_STATE;
+	if (size > SIZE_MAX)
+		return LIDIA_E_TOO_BIG;
+	m.cap = (size_t)size;
+	m.buf = malloc(m.cap);
+	if (!m.buf)
+		return -ENOMEM;
+	err = lidia_builder_write(b, mem_sink, &m);
+	if (err) {
+		free(m.buf);
+		return err;
+	}
+	*out_buf = m.buf;
+	*out_size = m.len;
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * CRC-32C. Every table of a lidia file carries one, and Pyroscope checks
+ * them at open, so this runs over every byte we write: hardware where there
+ * is SSE4.2, slicing-by-8 elsewhere.
+ */
+#include <string.h>
+
+#include "crc32c.h"
+
+#define POLY 0x82f63b78u
+
+static uint32_t table[8][256];
+static int table_ready;
+
+static void make_table(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ POLY : c >> 1;
+		table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
+	__atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
+}
+
+static uint32_t crc_sw(uint32_t c, const unsigned char *p, size_t n)
+{
+	if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE))
+		make_table(); /* idempotent: racing threads write the same values */
+	while (n >= 8) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		lo = __builtin_bswap32(lo);
+		hi = __builtin_bswap32(hi);
+#endif
+		lo ^= c;
+		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
+		    table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
+		    table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+		    table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsigned char *p,
+							   size_t n)
+{
+	uint64_t c64 = c;
+
+	while (n >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c64 = __builtin_ia32_crc32di(c64, v);
+		p += 8;
+		n -= 8;
+	}
+	c = (uint32_t)c64;
+	while (n--)
+		c = __builtin_ia32_crc32qi(c, *p++);
+	return c;
+}
+
+static int have_hw(void)
+{
+	static int cached = -1;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		__builtin_cpu_init();
+		v = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+#endif
+
+uint32_t lidia_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	uint32_t c = ~crc;
+
+#if defined(__x86_64__)
+	if (have_hw())
+		return ~crc_hw(c, buf, len);
+#endif
+	return ~crc_sw(c, buf, len);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Identify: open ELF images, read their GNU build ID and what kind of file they are. */
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_image.h"
+#include "internal.h"
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+
+static void elf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+bool lidia_is_elf(const void *buf, size_t size)
+{
+	return size >= EI_NIDENT && !memcmp(buf, ELFMAG, SELFMAG);
+}
+
+int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name)
+{
+	struct lidia_elf *e;
+	int err = 0;
+
+	*out = NULL;
+	if (!lidia_is_elf(buf, size))
+		return LIDIA_E_NOT_ELF;
+	pthread_once(&elf_once, elf_init);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->size = size;
+	e->name = strdup(name ? name : "(memory)");
+	e->elf = elf_memory(buf, size);
+	if (!e->name || !e->elf) {
+		err = e->name ? LIDIA_E_ELF : -ENOMEM;
+		goto out;
+	}
+	if (elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
+		err = LIDIA_E_ELF;
+		goto out;
+	}
+	if (e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
+		err = LIDIA_E_ELF_TYPE;
+out:
+	if (err)
+		lidia_elf_close(e);
+	else
+		*out = e;
+	return err;
+}
+
+int lidia_elf_open(struct lidia_elf **out, const char *path)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : LIDIA_E_NOT_ELF;
+	}
+	/* Private and writable, so that nothing libelf might do reaches the file. */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	err = lidia_elf_open_mem(out, map, (size_t)st.st_size, path);
+	if (err) {
+		munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	(*out)->map = map;
+	return 0;
+}
+
+void lidia_elf_close(struct lidia_elf *e)
+{
+	if (!e)
+		return;
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->map)
+		munmap(e->map, e->size);
+	free(e->name);
+	free(e);
+}
+
+int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *id;
+	ssize_t len = dwelf_elf_gnu_build_id(e->elf, (const void **)&id);
+
+	if (len <= 0)
+		return LIDIA_E_NO_BUILD_ID;
+	if (hex_size < 2 * (size_t)len + 1)
+		return -ENOSPC;
+	for (ssize_t i = 0; i < len; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	hex[2 * len] = '\0';
+	return 0;
+}
+
+bool lidia_elf_is_debug_file(const struct lidia_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".text"))
+			return sh.sh_type == SHT_NOBITS;
+	}
+	return false;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Depth-0 ranges from symbols: aliases resolved, overlaps cut (spec section 4). */
+#include "functions.h"
+#include "internal.h"
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct sym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* Within one address, the winner first. */
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->table != b->table)
+		return a->table > b->table ? -1 : 1;
+	if (a->index != b->index)
+		return a->index > b->index ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+struct sweep {
+	struct lidia_builder *b;
+	size_t added;
+};
+
+static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
+{
+	struct lidia_range_desc r = { .va = from, .length = to - from, .func = s->name };
+
+	if (to <= from)
+		return 0;
+	sw->added++;
+	return lidia_builder_add(sw->b, &r);
+}
+
+int functions_add_symbols(struct lidia_builder *b, struct sym_vec *syms, size_t *nfuncs)
+{
+	struct sweep sw = { .b = b };
+	const struct sym **stack = NULL;
+	size_t n = 0, depth = 0;
+	uint64_t pos = 0;
+	int err = 0;
+
+	*nfuncs = 0;
+	if (!syms->n)
+		return 0;
+	qsort(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
+	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
+		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
+			syms->v[n++] = syms->v[i];
+	syms->n = n;
+
+	stack = malloc(n * sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	/*
+	 * Sweep by start address with a stack of the symbols that are open: each
+	 * address belongs to the open symbol that started last.
+	 */
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct sym *s = &syms->v[i];
+
+		while (depth && stack[depth - 1]->addr + stack[depth - 1]->size <= s->addr) {
+			const struct sym *top = stack[--depth];
+			uint64_t end = top->addr + top->size;
+
+			if ((err = emit(&sw, top, pos, end)))
+				goto out;
+			if (end > pos)
+				pos = end;
+		}
+		if (depth && (err = emit(&sw, stack[depth - 1], pos, s->addr)))
+			goto out;
+		stack[depth++] = s;
+		pos = s->addr;
+	}
+	while (depth && !err) {
+		const struct sym *top = stack[--depth];
+		uint64_t end = top->addr + top->size;
+
+		err = emit(&sw, top, pos, end);
+		if (end > pos)
+			pos = end;
+	}
+out:
+	free(stack);
+	*nfuncs = sw.added;
+	return err;
+}

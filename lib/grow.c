@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Growable arrays: the one allocation pattern of the hot paths (amortised doubling). */
+#include "internal.h"
+
+int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem_size)
+		return -ENOMEM;
+	p = realloc(*buf, n * elem_size);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Helpers shared by the library's files; not installed. */
+#ifndef LIDIA_INTERNAL_H
+#define LIDIA_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lidia.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Options structs: a field is read only when the caller's struct has it. */
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
+#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+/* Little-endian loads and stores; unaligned by construction (memcpy). */
+static inline uint16_t le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t le64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void put_le16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void put_le32(unsigned char *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, 4);
+}
+
+static inline void put_le64(unsigned char *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+/* Load a field of width 2, 4 or 8. */
+static inline uint64_t le_field(const unsigned char *p, unsigned width)
+{
+	return width == 8 ? le64(p) : width == 4 ? le32(p) : le16(p);
+}
+
+/*
+ * Grow *buf (of *cap elements of elem_size bytes) to hold at least need
+ * elements, doubling. Returns 0 or -ENOMEM; *buf is unchanged on failure.
+ */
+int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
+
+/* Report through the installed log callback (printf-style). */
+void lidia_log(enum lidia_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* True when a log callback is installed (skip formatting work otherwise). */
+int lidia_log_enabled(void);
+
+#endif /* LIDIA_INTERNAL_H */

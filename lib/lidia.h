@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * liblidia: build, write and read Lidia v1 symbol files.
+ *
+ * The pipeline is: open an ELF image (lidia_elf_*), extract its functions
+ * into a builder (lidia_extract), finalize and write the builder to a sink
+ * (lidia_builder_*), and read the result back (lidia_reader_*).
+ *
+ * Conventions: functions return 0 or a negative error (-errno for OS
+ * failures, LIDIA_E_* for everything else; see lidia_strerror()). Output
+ * pointers come first. Heap handles are freed with _free()/_close(), which
+ * accept NULL. Options structs begin with their size; pass NULL for the
+ * defaults. The library never prints; see lidia_set_log().
+ */
+#ifndef LIDIA_H
+#define LIDIA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIDIA_API __attribute__((visibility("default")))
+
+#define LIDIA_VERSION_MAJOR 0
+#define LIDIA_VERSION_MINOR 1
+#define LIDIA_VERSION_PATCH 0
+#define LIDIA_VERSION_STRING "0.1.0"
+
+/* The library's version, as "MAJOR.MINOR.PATCH". */
+LIDIA_API const char *lidia_version(void);
+
+/*
+ * Error codes. One list makes both the enum and the messages of
+ * lidia_strerror(). Values are negative and below -4095, so that they never
+ * collide with -errno.
+ */
+#define LIDIA_ERRORS(X)                                                              \
+	X(LIDIA_E_FORMAT, "not a lidia file (bad magic)")                              \
+	X(LIDIA_E_VERSION, "unsupported lidia version")                                \
+	X(LIDIA_E_TRUNCATED, "lidia file is truncated")                                \
+	X(LIDIA_E_WIDTH, "invalid field width in lidia header")                        \
+	X(LIDIA_E_COUNT, "inconsistent table counts in lidia header")                  \
+	X(LIDIA_E_OFFSET, "table offset or size out of bounds in lidia file")          \
+	X(LIDIA_E_CRC, "CRC32C mismatch in lidia table")                               \
+	X(LIDIA_E_STRING, "string offset out of bounds in lidia file")                 \
+	X(LIDIA_E_LINES, "line table slice out of bounds in lidia file")               \
+	X(LIDIA_E_ORDER, "VA table not sorted in lidia file")                          \
+	X(LIDIA_E_NOT_ELF, "not an ELF file")                                          \
+	X(LIDIA_E_ELF, "malformed ELF file")                                           \
+	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")   \
+	X(LIDIA_E_NO_BUILD_ID, "no GNU build ID")                                      \
+	X(LIDIA_E_BUILD_ID_MISMATCH, "build IDs of the inputs differ")                 \
+	X(LIDIA_E_BAD_KEY, "invalid build ID, tenant or layout for an output key")      \
+	X(LIDIA_E_TOO_BIG, "value too large for the lidia format")                     \
+	X(LIDIA_E_STATE, "builder used out of order")                                  \
+	X(LIDIA_E_INVAL, "invalid argument")                                           \
+	X(LIDIA_E_SINK, "output sink failed")
+
+enum lidia_error {
+	LIDIA_E_BASE_ = -5000,
+#define LIDIA_X_ENUM(code, msg) code,
+	LIDIA_ERRORS(LIDIA_X_ENUM)
+#undef LIDIA_X_ENUM
+	LIDIA_E_END_
+};
+
+/* A static message for err (a LIDIA_E_* code or -errno). Never NULL. */
+LIDIA_API const char *lidia_strerror(int err);
+
+/* ---- Logging ---------------------------------------------------------- */
+
+enum lidia_log_level {
+	LIDIA_LOG_WARN,
+	LIDIA_LOG_INFO,
+	LIDIA_LOG_DEBUG,
+};
+
+/*
+ * The library reports warnings (a skipped symbol table, a malformed entry it
+ * worked around) through this callback. msg has no trailing newline and is
+ * valid only during the call. The default callback drops everything.
+ * The callback must be thread-safe when the library is used from threads.
+ */
+typedef void (*lidia_log_fn)(enum lidia_log_level level, const char *msg, void *ctx);
+LIDIA_API void lidia_set_log(lidia_log_fn fn, void *ctx);
+
+/* ---- Builder and writer ------------------------------------------------ */
+
+/* One row of a range's line table: line applies from va+offset onwards. */
+struct lidia_line {
+	uint32_t offset;
+	uint32_t line;
+};
+
+/*
+ * One range to add. Strings are copied (interned) by the builder; lines are
+ * copied too, so the caller may reuse its buffers after lidia_builder_add().
+ * NULL strings mean "". depth 0 is a function, depth n > 0 a frame inlined n
+ * levels deep; call_file/call_line name the call site that inlined it.
+ */
+struct lidia_range_desc {
+	uint64_t va;
+	uint64_t length;
+	uint32_t depth;
+	const char *func;
+	const char *file;
+	const char *call_file;
+	uint32_t call_line;
+	const struct lidia_line *lines;
+	size_t line_count;
+};
+
+struct lidia_builder;
+
+/* A new, empty builder. *out is NULL on failure. */
+LIDIA_API int lidia_builder_new(struct lidia_builder **out);
+LIDIA_API void lidia_builder_free(struct lidia_builder *b);
+
+/*
+ * Add a range. Ranges of zero length are accepted and dropped. Lines must be
+ * sorted by offset and lie inside the range. Fails with LIDIA_E_STATE after
+ * lidia_builder_finalize().
+ */
+LIDIA_API int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r);
+
+/* Number of ranges added so far. */
+LIDIA_API size_t lidia_builder_count(const struct lidia_builder *b);
+
+/*
+ * Sort the ranges by (va, depth) keeping insertion order among equals,
+ * pick the narrowest field widths that hold every value, and compute the
+ * CRC32C of each table. After this, only writes are allowed.
+ */
+LIDIA_API int lidia_builder_finalize(struct lidia_builder *b);
+
+/* Size in bytes of the file the finalized builder writes. */
+LIDIA_API uint64_t lidia_builder_file_size(const struct lidia_builder *b);
+
+/*
+ * A sink receives the file in order, in pieces; it returns 0 or a negative
+ * error, which aborts the write and is returned by lidia_builder_write().
+ */
+typedef int (*lidia_sink_fn)(void *ctx, const void *buf, size_t len);
+
+/* Write the finalized file to sink, strictly in order (pipes work). */
+LIDIA_API int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx);
+
+/* Write the finalized file to fd (a file, pipe or socket); fd stays open. */
+LIDIA_API int lidia_builder_write_fd(struct lidia_builder *b, int fd);
+
+/*
+ * Write the finalized file to a new heap buffer, *out_buf (free() it), of
+ * *out_size bytes.
+ */
+LIDIA_API int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out_size);
+
+/* ---- Reader ------------------------------------------------------------ */
+
+struct lidia_reader_opts {
+	size_t sz;
+	bool check_crc; /* verify every table's CRC32C at open */
+};
+#define LIDIA_READER_OPTS(...) \
+	((struct lidia_reader_opts){ .sz = sizeof(struct lidia_reader_opts), __VA_ARGS__ })
+
+struct lidia_reader;
+
+/*
+ * Open a lidia file by path (mmap), by fd (mmap; fd is not taken over and
+ * may be closed after the call) or from memory (buf must outlive the
+ * reader). The header and every table's bounds are validated first; with
+ * check_crc the CRC32C of every table too. *out is NULL on failure.
+ */
+LIDIA_API int lidia_reader_open(struct lidia_reader **out, const char *path,
+				const struct lidia_reader_opts *opts);
+LIDIA_API int lidia_reader_open_fd(struct lidia_reader **out, int fd,
+				   const struct lidia_reader_opts *opts);
+LIDIA_API int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t size,
+				    const struct lidia_reader_opts *opts);
+LIDIA_API void lidia_reader_close(struct lidia_reader *r);
+
+/* A string inside the file: not NUL-terminated; lives as long as the reader. */
+struct lidia_str {
+	const char *ptr;
+	size_t len;
+};
+
+/* One frame of a lookup. */
+struct lidia_frame {
+	struct lidia_str function;
+	struct lidia_str file;
+	uint32_t line;	   /* 0 when the file has no line for it */
+	uint32_t depth;	   /* depth of the range this frame came from */
+	bool inlined;	   /* depth > 0: inlined into the next frame */
+};
+
+/*
+ * Look addr up as Pyroscope does (spec section 4), filling lines per
+ * section 5. Writes up to cap frames, innermost first, and returns the
+ * number of frames addr has (which may exceed cap: call again with more
+ * room), 0 when nothing covers it, or a negative error for a corrupt entry.
+ */
+LIDIA_API int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr,
+				  struct lidia_frame *frames, size_t cap);
+
+/* Everything stored for one range, as in the range table. */
+struct lidia_range_info {
+	uint64_t va;
+	uint64_t length;
+	uint64_t depth;
+	struct lidia_str func;
+	struct lidia_str file;
+	struct lidia_str call_file;
+	uint64_t call_line;
+	uint64_t line_idx;
+	uint64_t line_count;
+};
+
+/* Number of ranges in the file. */
+LIDIA_API size_t lidia_reader_count(const struct lidia_reader *r);
+
+/* Range i (0 <= i < count), in file order. */
+LIDIA_API int lidia_reader_range(const struct lidia_reader *r, size_t i,
+				 struct lidia_range_info *out);
+
+/* Line-table entry i of the whole file. */
+LIDIA_API int lidia_reader_line(const struct lidia_reader *r, uint64_t i, struct lidia_line *out);
+
+/* What the header says, for `lidiagen info`. */
+struct lidia_table_info {
+	uint64_t entry_size; /* width of one field (VA, range field, line field) */
+	uint64_t count;	     /* entries (bytes for the strings table) */
+	uint64_t offset;
+	uint64_t size;	     /* bytes */
+	uint32_t crc;	     /* as stored */
+	bool crc_ok;	     /* computed CRC equals crc */
+};
+
+struct lidia_file_info {
+	uint32_t version;
+	uint64_t file_size;
+	struct lidia_table_info va, ranges, strings, lines;
+};
+
+LIDIA_API int lidia_reader_info(const struct lidia_reader *r, struct lidia_file_info *out);
+
+/*
+ * Check every entry: VAs ascending, each range's strings and line slice in
+ * bounds, line offsets ascending. Returns 0 or the first error found, with
+ * the bad range's index in *bad_index (may be NULL).
+ */
+LIDIA_API int lidia_reader_check(const struct lidia_reader *r, size_t *bad_index);
+
+/* ---- ELF input ---------------------------------------------------------- */
+
+struct lidia_elf;
+
+/*
+ * Open an ELF image from a path (a private mmap) or from memory. buf must
+ * outlive the handle and be writable: libelf may convert an image of the other
+ * byte order in place. name is used in messages only (may be NULL). Fails with
+ * LIDIA_E_NOT_ELF for anything that is not ELF and LIDIA_E_ELF_TYPE for
+ * relocatable objects and core files.
+ */
+LIDIA_API int lidia_elf_open(struct lidia_elf **out, const char *path);
+LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size,
+				 const char *name);
+LIDIA_API void lidia_elf_close(struct lidia_elf *e);
+
+/* True when buf starts like an ELF file (cheap; for identifying inputs). */
+LIDIA_API bool lidia_is_elf(const void *buf, size_t size);
+
+/*
+ * The GNU build ID (NT_GNU_BUILD_ID) as lowercase hex into hex (NUL-ended).
+ * Returns LIDIA_E_NO_BUILD_ID when the image has none, -ENOSPC when hex is
+ * shorter than 2 * id length + 1.
+ */
+LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size);
+
+/* True when .text is NOBITS: a separate debug file. */
+LIDIA_API bool lidia_elf_is_debug_file(const struct lidia_elf *e);
+
+/* ---- Extraction --------------------------------------------------------- */
+
+struct lidia_extract_opts {
+	size_t sz;
+	bool no_dynsym; /* leave .dynsym out */
+	bool no_symtab; /* leave .symtab out */
+};
+#define LIDIA_EXTRACT_OPTS(...) \
+	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
+
+/* What an extraction found. */
+struct lidia_extract_stats {
+	size_t symbols_read;  /* function symbols read from all symbol tables */
+	size_t functions;     /* depth-0 ranges added */
+	size_t inline_ranges; /* depth > 0 ranges added */
+	size_t line_rows;     /* line-table rows added */
+};
+
+/*
+ * Extract every function of elfs[0..n) into b: the images of one build
+ * (a stripped binary and its debug file, say), merged. Function symbols
+ * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
+ * one address resolve to one name the same way every run; zero-size and
+ * undefined symbols are dropped and overlapping ones are trimmed so that
+ * every address maps to the innermost function covering it. Finding no
+ * function at all is not an error (a fully stripped binary): stats says so.
+ * stats may be NULL.
+ */
+LIDIA_API int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
+			    const struct lidia_extract_opts *opts,
+			    struct lidia_extract_stats *stats);
+
+/* ---- Store: output keys and atomic writes -------------------------------- */
+
+enum lidia_layout {
+	LIDIA_LAYOUT_PYROSCOPE,	 /* symbolizer/<tenant>/<build-id> */
+	LIDIA_LAYOUT_FLAT,	 /* <build-id>.lidia */
+};
+
+/* The layout named "pyroscope" or "flat"; LIDIA_E_BAD_KEY for anything else. */
+LIDIA_API int lidia_layout_parse(const char *name, enum lidia_layout *out);
+
+struct lidia_store_opts {
+	size_t sz;
+	enum lidia_layout layout;
+	const char *tenant; /* NULL: "anonymous" */
+};
+#define LIDIA_STORE_OPTS(...) \
+	((struct lidia_store_opts){ .sz = sizeof(struct lidia_store_opts), __VA_ARGS__ })
+
+/* True for a build ID that can become a key: lowercase hex, even length, 2 to 128 digits. */
+LIDIA_API bool lidia_build_id_valid(const char *hex);
+
+/* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, not "." or "..". */
+LIDIA_API bool lidia_tenant_valid(const char *tenant);
+
+/*
+ * The output key (a relative path with '/' separators) of build_id under
+ * opts' layout, into key (NUL-ended). LIDIA_E_BAD_KEY for an invalid build
+ * ID or tenant, -ENOSPC when key_size is too small.
+ */
+LIDIA_API int lidia_store_key(char *key, size_t key_size, const char *build_id,
+			      const struct lidia_store_opts *opts);
+
+/*
+ * Write the finalized builder to dir/key: the parent directories are made
+ * as needed, the bytes go to a unique temporary file beside the final one,
+ * which is renamed over it only when complete. No partial file ever appears
+ * under key, and concurrent writers of one key leave one whole file.
+ */
+LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIDIA_H */

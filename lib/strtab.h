@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_STRTAB_H
+#define LIDIA_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The strings table of a lidia file, built in its final byte form: each
+ * string once, as a u32 length and its bytes, in first-use order after ""
+ * (offset 0) and "[overflow]" (offset 4).
+ */
+struct strtab {
+	unsigned char *pool; /* the table's bytes */
+	size_t len, cap;
+	uint32_t *slots;     /* open addressing: pool offset + 1, 0 when empty */
+	uint32_t *hashes;    /* the hash of each slot's string, to skip most compares */
+	size_t nslots, count;
+};
+
+#define STRTAB_OVERFLOW 4
+
+int strtab_init(struct strtab *t);
+void strtab_release(struct strtab *t);
+
+/* The offset of s[0..len) in the table, adding it on first use. */
+int strtab_intern(struct strtab *t, const char *s, size_t len, uint64_t *off);
+
+#endif

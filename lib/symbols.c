@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Extract: function symbols from an ELF image's .symtab and .dynsym (libelf). */
+#include "internal.h"
+#include "symbols.h"
+
+static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn *scn,
+			 const GElf_Shdr *sh, enum sym_table table)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n;
+
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	n = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+	for (size_t i = 1; i < n; i++) { /* entry 0 is the null symbol */
+		GElf_Sym s;
+		const char *name;
+		int type;
+		void *p;
+		int err;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+		    s.st_size == 0 || s.st_name == 0)
+			continue;
+		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (e->ehdr.e_machine == EM_ARM)
+			s.st_value &= ~(GElf_Addr)1; /* the Thumb bit is not part of the address */
+		if (s.st_value + s.st_size < s.st_value)
+			continue;
+
+		p = out->v;
+		err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v));
+		if (err)
+			return err;
+		out->v = p;
+		out->v[out->n++] = (struct sym){
+			.addr = s.st_value,
+			.size = s.st_size,
+			.name = name,
+			.index = (uint32_t)i,
+			.table = (uint8_t)table,
+			.bind = (uint8_t)GELF_ST_BIND(s.st_info),
+		};
+	}
+	return 0;
+}
+
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym)
+{
+	Elf_Scn *scn = NULL;
+	int err = 0;
+
+	while (!err && (scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && symtab)
+			err = collect_table(out, e, scn, &sh, SYM_SYMTAB);
+		else if (sh.sh_type == SHT_DYNSYM && dynsym)
+			err = collect_table(out, e, scn, &sh, SYM_DYNSYM);
+	}
+	return err;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_SYMBOLS_H
+#define LIDIA_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf_image.h"
+
+/* Which table a symbol came from; a higher value wins an alias tie. */
+enum sym_table { SYM_DYNSYM = 0, SYM_SYMTAB = 1 };
+
+/* A function symbol; name points into the ELF image's string table. */
+struct sym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+	uint32_t index; /* position in its table */
+	uint8_t table;	/* enum sym_table */
+	uint8_t bind;
+};
+
+struct sym_vec {
+	struct sym *v;
+	size_t n, cap;
+};
+
+/*
+ * Append every defined, sized, named STT_FUNC and STT_GNU_IFUNC symbol of
+ * e's .symtab and/or .dynsym to out.
+ */
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym);
+
+#endif
