@@ -51,7 +51,7 @@ SHARED := $(B)/liblidia.so.$(VERSION)
 BIN    := $(B)/lidiagen
 
 .PHONY: all test check install uninstall clean fuzz bench
-all: $(BIN) $(STATIC) $(SHARED) $(B)/lidia.pc
+all: $(BIN) $(STATIC) $(SHARED)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -78,10 +78,9 @@ $(BIN): $(CMD_OBJ) $(STATIC)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS)
 
-$(B)/lidia.pc: lib/lidia.pc.in lib/lidia.h
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		-e 's|@REQUIRES@|$(DEPS)|' $< > $@
+# The .pc file is made at install time, so it always names the PREFIX installed to.
+PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(DEPS)|'
 
 # ---- tests ------------------------------------------------------------------
 TEST_SRC := $(wildcard tests/unit/*.c)
@@ -120,24 +119,21 @@ bench: all
 # ---- install ------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lidiagen
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/liblidia.a
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION)
 	ln -sf liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR)
 	ln -sf liblidia.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/liblidia.so
 	install -m 644 lib/lidia.h $(DESTDIR)$(INCLUDEDIR)/lidia.h
-	install -m 644 $(B)/lidia.pc $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
+	sed $(PC_SED) lib/lidia.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
 	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
-	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
 		$(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR) \
 		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
-		$(DESTDIR)$(DATADIR)/lidiagen.yaml
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1
 
 clean:
 	rm -rf build

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Quick start for a fresh Debian 12 machine.
+#   ./quickstart.sh          install what is missing, build, convert lidiagen's own
+#                            build outputs into out/ and symbolize one address
+#   ./quickstart.sh test     install what is missing, build, run every test
+# Installing needs root (or sudo); everything else runs as you.
+set -eu
+cd "$(dirname "$0")"
+
+# Build dependencies: elfutils' libelf/libdw, and the compression and
+# archive libraries the batch mode links.
+BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev libarchive-dev libyaml-dev
+	libzstd-dev zlib1g-dev liblzma-dev"
+# Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
+# compilers for the test programs (gcc, g++, clang, Go 1.19), python3 for
+# Pyroscope's reader logic.
+TEST_DEPS="python3 elfutils binutils llvm-16 clang golang-1.19-go file"
+
+install_missing() {
+	missing=""
+	for p in $*; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "installing:$missing"
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+case "${1:-demo}" in
+demo)
+	install_missing $BUILD_DEPS
+	make -j"$(nproc)"
+	rm -rf out
+	# The main job, on a bundled default input: lidiagen's own build outputs.
+	build/lidiagen build/lidiagen build/liblidia.so.0 -o out
+	id=$(readelf -n build/lidiagen | awk '/Build ID/ { print $3 }')
+	file=out/symbolizer/anonymous/$id
+	addr=$(nm build/lidiagen | awk '$3 == "lidia_reader_lookup" { print $1 }')
+	echo "symbolizing lidia_reader_lookup+0x10 in build/lidiagen with $file:"
+	build/lidiagen lookup "$file" "$(printf '0x%x' $((0x$addr + 0x10)))"
+	;;
+test)
+	install_missing $BUILD_DEPS $TEST_DEPS
+	make -j"$(nproc)" test
+	;;
+*)
+	echo "usage: $0 [demo|test]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A minimal harness for unit tests: CHECK(cond, fmt, ...) prints
+ * "ok - ..." or "not ok - ..." (what tests/run.sh counts), and
+ * unit_exit() returns non-zero when any check failed.
+ */
+#ifndef LIDIA_UNIT_H
+#define LIDIA_UNIT_H
+
+#include <stdio.h>
+
+static int unit_failed;
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (cond) {                                                     \
+			printf("ok - ");                                        \
+		} else {                                                        \
+			printf("not ok - ");                                    \
+			unit_failed++;                                          \
+		}                                                               \
+		printf(__VA_ARGS__);                                            \
+		printf("\n");                                                   \
+		if (!(cond))                                                    \
+			printf("# failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+	} while (0)
+
+static inline int unit_exit(void)
+{
+	return unit_failed ? 1 : 0;
+}
+
+#endif
