@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "builder.h"
 #include "crc32c.h"
 #include "format.h"
 #include "internal.h"
@@ -129,6 +130,19 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	b->nlines += r->line_count;
 	b->nranges++;
 	return 0;
+}
+
+void builder_truncate(struct lidia_builder *b, size_t nranges)
+{
+	/* Ranges and their lines are appended in step: the first dropped range with lines marks the end. */
+	for (size_t i = nranges; i < b->nranges; i++) {
+		if (b->ranges[i].line_count) {
+			b->nlines = b->ranges[i].line_idx;
+			break;
+		}
+	}
+	if (nranges < b->nranges)
+		b->nranges = nranges;
 }
 
 static int cmp_range(const void *pa, const void *pb)

@@ -21,22 +21,46 @@ static int cmp_sym(const void *pa, const void *pb)
 
 struct sweep {
 	struct lidia_builder *b;
+	const struct intervals *covered;
+	size_t next_cover; /* pieces come in address order, so the cursor only moves on */
 	size_t added;
 };
 
-static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
+static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
 	struct lidia_range_desc r = { .va = from, .length = to - from, .func = s->name };
 
-	if (to <= from)
-		return 0;
 	sw->added++;
 	return lidia_builder_add(sw->b, &r);
 }
 
-int functions_add_symbols(struct lidia_builder *b, struct sym_vec *syms, size_t *nfuncs)
+/* Add [from, to) of s, less what the covered intervals already describe. */
+static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
-	struct sweep sw = { .b = b };
+	const struct intervals *c = sw->covered;
+	size_t i = sw->next_cover;
+	int err;
+
+	if (to <= from)
+		return 0;
+	while (i < c->n && c->v[i].hi <= from)
+		i++;
+	sw->next_cover = i;
+	for (; i < c->n && c->v[i].lo < to; i++) {
+		if (c->v[i].lo > from && (err = add_piece(sw, s, from, c->v[i].lo)))
+			return err;
+		if (c->v[i].hi >= to)
+			return 0;
+		if (c->v[i].hi > from)
+			from = c->v[i].hi;
+	}
+	return add_piece(sw, s, from, to);
+}
+
+int functions_add_symbols(struct lidia_builder *b, struct sym_vec *syms,
+			  const struct intervals *covered, size_t *nfuncs)
+{
+	struct sweep sw = { .b = b, .covered = covered };
 	const struct sym **stack = NULL;
 	size_t n = 0, depth = 0;
 	uint64_t pos = 0;

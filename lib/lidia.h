@@ -51,6 +51,7 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_ORDER, "VA table not sorted in lidia file")                          \
 	X(LIDIA_E_NOT_ELF, "not an ELF file")                                          \
 	X(LIDIA_E_ELF, "malformed ELF file")                                           \
+	X(LIDIA_E_GO, "malformed Go pclntab")                                          \
 	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")   \
 	X(LIDIA_E_NO_BUILD_ID, "no GNU build ID")                                      \
 	X(LIDIA_E_BUILD_ID_MISMATCH, "build IDs of the inputs differ")                 \
@@ -288,23 +289,31 @@ LIDIA_API bool lidia_elf_is_debug_file(const struct lidia_elf *e);
 
 struct lidia_extract_opts {
 	size_t sz;
-	bool no_dynsym; /* leave .dynsym out */
-	bool no_symtab; /* leave .symtab out */
+	bool no_dynsym;	 /* leave .dynsym out */
+	bool no_symtab;	 /* leave .symtab out */
+	bool no_go;	 /* leave the Go pclntab out */
+	bool no_inlines; /* no inline frames (depth > 0 ranges) */
+	bool no_lines;	 /* no line tables */
+	bool no_files;	 /* no file names (function and call site) */
 };
 #define LIDIA_EXTRACT_OPTS(...) \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
 
 /* What an extraction found. */
 struct lidia_extract_stats {
-	size_t symbols_read;  /* function symbols read from all symbol tables */
-	size_t functions;     /* depth-0 ranges added */
-	size_t inline_ranges; /* depth > 0 ranges added */
-	size_t line_rows;     /* line-table rows added */
+	size_t symbols_read;   /* function symbols read from all symbol tables */
+	size_t functions;      /* depth-0 ranges added */
+	size_t inline_ranges;  /* depth > 0 ranges added */
+	size_t line_rows;      /* line-table rows added */
+	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
+	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
 };
 
 /*
  * Extract every function of elfs[0..n) into b: the images of one build
- * (a stripped binary and its debug file, say), merged. Function symbols
+ * (a stripped binary and its debug file, say), merged. A Go pclntab, where
+ * there is one, gives its functions with inline frames and lines; where a
+ * symbol names the same code, the pclntab wins. Function symbols
  * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
  * one address resolve to one name the same way every run; zero-size and
  * undefined symbols are dropped and overlapping ones are trimmed so that

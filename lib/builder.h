@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What extractors may do to a builder beyond the public API. */
+#ifndef LIDIA_BUILDER_H
+#define LIDIA_BUILDER_H
+
+#include "lidia.h"
+
+/*
+ * Drop the ranges added after the first nranges (and their lines), so an
+ * extractor can take back what a malformed function added. Not after finalize.
+ */
+void builder_truncate(struct lidia_builder *b, size_t nranges);
+
+#endif

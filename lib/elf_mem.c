@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Identify: an ELF image's memory by virtual address, its sections and symbols by name. */
+#include "elf_mem.h"
+#include "internal.h"
+
+const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t size)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t rel;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (va < ph.p_vaddr || va - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		rel = va - ph.p_vaddr;
+		if (size > ph.p_filesz - rel || ph.p_offset > e->size ||
+		    ph.p_offset + rel > e->size || size > e->size - ph.p_offset - rel)
+			return NULL;
+		return (const unsigned char *)elf_rawfile(e->elf, NULL) + ph.p_offset + rel;
+	}
+	return NULL;
+}
+
+bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *addr,
+		      const unsigned char **data, uint64_t *size)
+{
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(e->elf, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!raw || elf_getshdrstrndx(e->elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
+		    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
+			return false;
+		*addr = sh.sh_addr;
+		*data = raw + sh.sh_offset;
+		*size = sh.sh_size;
+		return true;
+	}
+	return false;
+}
+
+bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value)
+{
+	Elf_Scn *scn = NULL;
+
+	for (int pass = 0; pass < 2; pass++) {
+		Elf64_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+
+		while ((scn = elf_nextscn(e->elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			size_t n;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			n = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+			for (size_t i = 1; i < n; i++) {
+				GElf_Sym s;
+				const char *sn;
+
+				if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+					continue;
+				sn = elf_strptr(e->elf, sh.sh_link, s.st_name);
+				if (sn && !strcmp(sn, name)) {
+					*value = s.st_value;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+static bool is_relative(const struct lidia_elf *e, unsigned type)
+{
+	switch (e->ehdr.e_machine) {
+	case EM_X86_64:
+		return type == R_X86_64_RELATIVE;
+	case EM_386:
+		return type == R_386_RELATIVE;
+	case EM_AARCH64:
+		return type == R_AARCH64_RELATIVE;
+	case EM_ARM:
+		return type == R_ARM_RELATIVE;
+	case EM_PPC64:
+		return type == R_PPC64_RELATIVE;
+	case EM_S390:
+		return type == R_390_RELATIVE;
+	case EM_RISCV:
+		return type == R_RISCV_RELATIVE;
+	default:
+		return false;
+	}
+}
+
+bool elf_relative_reloc(const struct lidia_elf *e, uint64_t va, uint64_t *value)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    !sh.sh_entsize || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			if (sh.sh_type == SHT_RELA) {
+				GElf_Rela r;
+
+				if (gelf_getrela(data, (int)i, &r) && r.r_offset == va &&
+				    is_relative(e, (unsigned)GELF_R_TYPE(r.r_info))) {
+					*value = (uint64_t)r.r_addend;
+					return true;
+				}
+			} else {
+				GElf_Rel r;
+
+				if (gelf_getrel(data, (int)i, &r) && r.r_offset == va &&
+				    is_relative(e, (unsigned)GELF_R_TYPE(r.r_info)))
+					return false; /* REL keeps the addend in place: it was 0 */
+			}
+		}
+	}
+	return false;
+}
+
+size_t elf_relative_sites(const struct lidia_elf *e, uint64_t target, uint64_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	size_t found = 0;
+
+	while (found < max && (scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(sh.sh_flags & SHF_ALLOC) || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && found < max; i++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(data, (int)i, &r) && (uint64_t)r.r_addend == target &&
+			    is_relative(e, (unsigned)GELF_R_TYPE(r.r_info)))
+				out[found++] = r.r_offset;
+		}
+	}
+	return found;
+}
+
+bool elf_read_word(const struct lidia_elf *e, uint64_t va, unsigned ptr_size, uint64_t *value)
+{
+	const unsigned char *p = elf_va_ptr(e, va, ptr_size);
+
+	if (!p)
+		return false;
+	*value = elf_load(e, p, ptr_size);
+	if (*value == 0)
+		elf_relative_reloc(e, va, value);
+	return true;
+}

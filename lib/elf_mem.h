@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_ELF_MEM_H
+#define LIDIA_ELF_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elf_image.h"
+
+/*
+ * Reading an ELF image by virtual address, the way the program sees its
+ * memory: through the file-backed part of its PT_LOAD segments.
+ */
+
+/* Pointer to size bytes at va, or NULL when they are not all in the file. */
+const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t size);
+
+/* The file data of the section named name, with its address; false if absent or NOBITS. */
+bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *addr,
+		      const unsigned char **data, uint64_t *size);
+
+/* The value of the first symbol named name in .symtab (or .dynsym). */
+bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value);
+
+/* A pointer-sized word at va in the image's byte order. */
+bool elf_read_word(const struct lidia_elf *e, uint64_t va, unsigned ptr_size, uint64_t *value);
+
+/*
+ * The addend of a RELATIVE dynamic relocation at va: where a linker leaves
+ * a pointer to the dynamic loader rather than writing it in place.
+ */
+bool elf_relative_reloc(const struct lidia_elf *e, uint64_t va, uint64_t *value);
+
+/* Load helpers in the image's byte order. */
+static inline bool elf_big_endian(const struct lidia_elf *e)
+{
+	return e->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+}
+
+static inline uint64_t elf_load(const struct lidia_elf *e, const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	if (elf_big_endian(e))
+		for (unsigned i = 0; i < n; i++)
+			v = v << 8 | p[i];
+	else
+		for (unsigned i = n; i-- > 0;)
+			v = v << 8 | p[i];
+	return v;
+}
+
+
+
+/*
+ * Up to max addresses of RELATIVE relocations whose addend is target (the
+ * places a pointer to target sits when the linker did not write it in place).
+ */
+size_t elf_relative_sites(const struct lidia_elf *e, uint64_t target, uint64_t *out, size_t max);
+
+#endif

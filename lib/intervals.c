@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Sets of address intervals: what higher-priority sources already cover. */
+#include "internal.h"
+#include "intervals.h"
+
+int intervals_add(struct intervals *s, uint64_t lo, uint64_t hi)
+{
+	void *p = s->v;
+	int err;
+
+	if (hi <= lo)
+		return 0;
+	err = lidia_grow(&p, &s->cap, s->n + 1, sizeof(*s->v));
+	if (err)
+		return err;
+	s->v = p;
+	s->v[s->n++] = (struct interval){ lo, hi };
+	return 0;
+}
+
+static int cmp_interval(const void *pa, const void *pb)
+{
+	const struct interval *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+void intervals_normalize(struct intervals *s)
+{
+	size_t n = 0;
+
+	qsort(s->v, s->n, sizeof(*s->v), cmp_interval);
+	for (size_t i = 0; i < s->n; i++) {
+		if (n && s->v[i].lo <= s->v[n - 1].hi) {
+			if (s->v[i].hi > s->v[n - 1].hi)
+				s->v[n - 1].hi = s->v[i].hi;
+		} else {
+			s->v[n++] = s->v[i];
+		}
+	}
+	s->n = n;
+}
