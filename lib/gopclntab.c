@@ -18,6 +18,7 @@
  */
 #include "builder.h"
 #include "elf_mem.h"
+#include "frames.h"
 #include "gopclntab.h"
 #include "internal.h"
 
@@ -342,17 +343,9 @@ static bool inltree_va(const struct gotab *t, const struct gofunc *f, uint64_t *
 	       *va != 0;
 }
 
-/* One inline-tree entry, as both layouts give it. */
-struct inl {
-	const char *name;
-	uint32_t parent_pc;
-	int32_t parent;	   /* -1: the function itself; -2: not yet known */
-	int32_t depth;	   /* 0 until computed */
-	const char *call_file;
-	uint32_t call_line;
-};
-
-static bool read_inl(const struct gotab *t, uint64_t tree, int32_t i, struct inl *out)
+/* Read inline-tree entry i: its name and parentPc (its parent is found there). */
+static bool read_inl(const struct gotab *t, uint64_t tree, int32_t i, struct frame_node *out,
+		     uint32_t *parent_pc)
 {
 	unsigned size = t->version >= GO_1_20 ? 16 : 20;
 	const unsigned char *p = t->read_va ? t->read_va(t->ctx, tree + (uint64_t)i * size, size) : NULL;
@@ -363,199 +356,98 @@ static bool read_inl(const struct gotab *t, uint64_t tree, int32_t i, struct inl
 		return false;
 	if (t->version >= GO_1_20) {
 		nameoff = (int32_t)ld(t, p + 4, 4);
-		out->parent_pc = (uint32_t)ld(t, p + 8, 4);
+		*parent_pc = (uint32_t)ld(t, p + 8, 4);
 	} else {
 		nameoff = (int32_t)ld(t, p + 12, 4);
-		out->parent_pc = (uint32_t)ld(t, p + 16, 4);
+		*parent_pc = (uint32_t)ld(t, p + 16, 4);
 	}
-	out->parent = -2;
-	out->depth = 0;
 	if (nameoff < 0)
 		return false;
 	out->name = cstr(t, name_base + (uint64_t)nameoff);
 	return out->name != NULL;
 }
 
-/* ---- Ranges ------------------------------------------------------------------ */
-
-/* One open range of the current chain of frames, and its line rows. */
-struct level {
-	int32_t node; /* inline index, or -1 for the function itself */
-	uint64_t va;
-	const char *file;
-	struct lidia_line *rows;
-	size_t nrows, cap;
-};
-
 struct scratch {
 	struct runs file, line, inl;
-	struct inl *nodes;
+	struct frame_node *nodes;
 	size_t cap_nodes;
-	struct level *levels;
-	size_t cap_levels;
-	int32_t *chain;
-	size_t cap_chain;
+	struct frames fr;
 };
 
-struct fn_ctx {
-	struct lidia_builder *b;
-	const struct gotab *t;
-	const struct gofunc *f;
-	const struct go_extract_opts *opts;
-	struct scratch *s;
-	size_t nodes;
-	struct go_extract_stats *stats;
-};
-
-static int close_level(struct fn_ctx *c, size_t d, uint64_t end)
+/*
+ * The inline nodes of f: names from the tree, and parent, call file and call
+ * line from the tables at parentPc, as the runtime's inline unwinder finds them.
+ */
+static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scratch *s,
+		      size_t *nnodes)
 {
-	struct level *l = &c->s->levels[d];
-	struct lidia_range_desc r = {
-		.va = l->va,
-		.length = end - l->va,
-		.depth = (uint32_t)d,
-		.func = d ? c->s->nodes[l->node].name : c->f->name,
-		.file = c->opts->files ? l->file : NULL,
-		.lines = l->rows,
-		.line_count = l->nrows,
-	};
-
-	if (d) {
-		r.call_file = c->opts->files ? c->s->nodes[l->node].call_file : NULL;
-		r.call_line = c->s->nodes[l->node].call_line;
-		c->stats->inline_ranges++;
-	}
-	c->stats->line_rows += l->nrows;
-	l->nrows = 0;
-	return lidia_builder_add(c->b, &r);
-}
-
-static int open_level(struct fn_ctx *c, size_t d, int32_t node, uint64_t va)
-{
-	struct scratch *s = c->s;
-	size_t old = s->cap_levels;
-	struct level *l;
-	void *p = s->levels;
-	int err;
-
-	if ((err = lidia_grow(&p, &s->cap_levels, d + 1, sizeof(*s->levels))))
-		return err;
-	s->levels = p;
-	if (s->cap_levels > old) /* new slots own no rows yet */
-		memset(s->levels + old, 0, (s->cap_levels - old) * sizeof(*s->levels));
-	l = &s->levels[d];
-	l->node = node;
-	l->va = va;
-	l->file = NULL;
-	l->nrows = 0;
-	return 0;
-}
-
-static int add_row(struct level *l, uint64_t pc, int32_t line)
-{
-	uint32_t ln = line > 0 ? (uint32_t)line : 0;
+	const unsigned char *pd;
+	int32_t max = -1;
+	uint64_t tree;
 	void *p;
 	int err;
 
-	if (l->nrows && l->rows[l->nrows - 1].line == ln)
-		return 0; /* the line goes on: no row needed */
-	if (l->nrows && l->rows[l->nrows - 1].offset == pc - l->va) {
-		l->rows[l->nrows - 1].line = ln;
+	*nnodes = 0;
+	s->inl.n = 0;
+	if (!inltree_va(t, f, &tree))
 		return 0;
-	}
-	p = l->rows;
-	if ((err = lidia_grow(&p, &l->cap, l->nrows + 1, sizeof(*l->rows))))
+	pd = at(t, f->pcdata_off + 4 * PCDATA_INLTREEINDEX, 4);
+	if ((err = decode_pcvalue(t, pd ? (uint32_t)ld(t, pd, 4) : 0, f->entry, f->end, &s->inl)))
 		return err;
-	l->rows = p;
-	l->rows[l->nrows++] = (struct lidia_line){ (uint32_t)(pc - l->va), ln };
+	for (size_t i = 0; i < s->inl.n; i++)
+		if (s->inl.v[i].val > max)
+			max = s->inl.v[i].val;
+	if (max < 0)
+		return 0;
+	p = s->nodes;
+	if ((err = lidia_grow(&p, &s->cap_nodes, (size_t)max + 1, sizeof(*s->nodes))))
+		return err;
+	s->nodes = p;
+	for (int32_t i = 0; i <= max; i++) {
+		struct frame_node *n = &s->nodes[i];
+		uint32_t parent_pc;
+		uint64_t pc;
+		int32_t ln;
+
+		if (!read_inl(t, tree, i, n, &parent_pc))
+			return LIDIA_E_GO;
+		pc = f->entry + parent_pc;
+		n->parent = run_value(&s->inl, pc);
+		if (n->parent < -1)
+			return LIDIA_E_GO;
+		ln = run_value(&s->line, pc);
+		n->call_line = ln > 0 ? (uint32_t)ln : 0;
+		n->call_file = file_name(t, f, run_value(&s->file, pc));
+	}
+	if (!frames_set_depths(s->nodes, (size_t)max + 1))
+		return LIDIA_E_GO;
+	*nnodes = (size_t)max + 1;
 	return 0;
 }
 
-/* Parents and depths of the inline nodes; false on a cycle or a bad parent. */
-static bool resolve_nodes(struct fn_ctx *c)
-{
-	struct inl *n = c->s->nodes;
-
-	for (size_t i = 0; i < c->nodes; i++) {
-		int32_t p = run_value(&c->s->inl, c->f->entry + n[i].parent_pc);
-
-		if (p >= (int32_t)c->nodes || p == (int32_t)i)
-			return false;
-		n[i].parent = p < 0 ? -1 : p;
-		n[i].call_line = 0;
-		n[i].call_file = NULL;
-		if (c->f->entry + n[i].parent_pc < c->f->end) {
-			int32_t ln = run_value(&c->s->line, c->f->entry + n[i].parent_pc);
-
-			n[i].call_line = ln > 0 ? (uint32_t)ln : 0;
-			n[i].call_file = file_name(c->t, c->f,
-						   run_value(&c->s->file, c->f->entry + n[i].parent_pc));
-		}
-	}
-	for (size_t i = 0; i < c->nodes; i++) {
-		int32_t d = 0, k = (int32_t)i;
-
-		while (k >= 0) {
-			if (++d > (int32_t)c->nodes)
-				return false; /* a cycle */
-			k = n[k].parent;
-		}
-		n[i].depth = d;
-	}
-	return true;
-}
-
 /* Emit one function: its depth-0 range, its inlined calls, their lines. */
-static int extract_func(struct fn_ctx *c)
+static int extract_func(const struct gotab *t, const struct gofunc *f,
+			const struct go_extract_opts *opts, struct scratch *s)
 {
-	const struct gofunc *f = c->f;
-	struct scratch *s = c->s;
-	size_t ifile = 0, iline = 0, iinl = 0, depth = 0;
+	size_t ifile = 0, iline = 0, iinl = 0, nnodes = 0;
 	uint64_t pc = f->entry;
-	int32_t max_inl = -1;
 	int err;
 
-	if ((err = decode_pcvalue(c->t, c->opts->files ? f->pcfile : 0, f->entry, f->end, &s->file)) ||
-	    (err = decode_pcvalue(c->t, c->opts->lines || c->opts->inlines ? f->pcln : 0, f->entry,
-				  f->end, &s->line)))
+	/* Lines and files are needed for call sites even when not kept. */
+	if ((err = decode_pcvalue(t, opts->files || opts->inlines ? f->pcfile : 0, f->entry, f->end,
+				  &s->file)) ||
+	    (err = decode_pcvalue(t, opts->lines || opts->inlines ? f->pcln : 0, f->entry, f->end,
+				  &s->line)))
 		return err;
 	s->inl.n = 0;
-	c->nodes = 0;
-	if (c->opts->inlines) {
-		uint64_t tree;
-
-		if (inltree_va(c->t, f, &tree)) {
-			const unsigned char *pd = at(c->t, f->pcdata_off + 4 * PCDATA_INLTREEINDEX, 4);
-			uint32_t off = pd ? (uint32_t)ld(c->t, pd, 4) : 0;
-
-			if ((err = decode_pcvalue(c->t, off, f->entry, f->end, &s->inl)))
-				return err;
-			for (size_t i = 0; i < s->inl.n; i++)
-				if (s->inl.v[i].val > max_inl)
-					max_inl = s->inl.v[i].val;
-			c->nodes = (size_t)(max_inl + 1);
-			if (c->nodes) {
-				void *p = s->nodes;
-
-				if ((err = lidia_grow(&p, &s->cap_nodes, c->nodes, sizeof(*s->nodes))))
-					return err;
-				s->nodes = p;
-				for (size_t i = 0; i < c->nodes; i++)
-					if (!read_inl(c->t, tree, (int32_t)i, &s->nodes[i]))
-						return LIDIA_E_GO;
-				if (!resolve_nodes(c))
-					return LIDIA_E_GO;
-			}
-		}
-	}
-
-	if ((err = open_level(c, 0, -1, f->entry)))
+	if (opts->inlines && (err = read_nodes(t, f, s, &nnodes)))
+		return err;
+	if ((err = frames_begin(&s->fr, f->name, s->nodes, nnodes, f->entry)))
 		return err;
 	/* Sweep the three tables together, one elementary run at a time. */
 	while (pc < f->end) {
 		uint64_t end = f->end;
 		int32_t file = -1, line = -1, inl = -1;
-		size_t d;
 
 		while (ifile < s->file.n && s->file.v[ifile].end <= pc)
 			ifile++;
@@ -575,69 +467,12 @@ static int extract_func(struct fn_ctx *c)
 			inl = s->inl.v[iinl].val;
 			end = s->inl.v[iinl].end < end ? s->inl.v[iinl].end : end;
 		}
-		if (inl >= (int32_t)c->nodes)
-			inl = -1;
-
-		/* The chain of nodes, outermost first: chain[1..d]. */
-		d = inl < 0 ? 0 : (size_t)s->nodes[inl].depth;
-		{
-			void *p = s->chain;
-
-			if ((err = lidia_grow(&p, &s->cap_chain, d + 1, sizeof(*s->chain))))
-				return err;
-			s->chain = p;
-			for (int32_t k = inl, j = (int32_t)d; k >= 0; k = s->nodes[k].parent, j--)
-				s->chain[j] = k;
-		}
-		/* Close the levels that leave the chain, open those that join it. */
-		{
-			size_t same = 0;
-
-			while (same < depth && same < d && s->levels[same + 1].node == s->chain[same + 1])
-				same++;
-			while (depth > same) {
-				if ((err = close_level(c, depth, pc)))
-					return err;
-				depth--;
-			}
-			while (depth < d) {
-				struct level *parent;
-
-				depth++;
-				if ((err = open_level(c, depth, s->chain[depth], pc)))
-					return err;
-				/* A frame with no code of its own is in its child's call file. */
-				parent = &s->levels[depth - 1];
-				if (!parent->file)
-					parent->file = s->nodes[s->chain[depth]].call_file;
-			}
-		}
-		/* The innermost level owns this run's file and line. */
-		{
-			struct level *l = &s->levels[depth];
-			const char *fname = file_name(c->t, f, file);
-
-			if (fname && l->file && strcmp(fname, l->file) && pc > l->va) {
-				/* A new file mid-range (//line, #include'd asm): a new piece. */
-				int32_t node = l->node;
-
-				if ((err = close_level(c, depth, pc)) || (err = open_level(c, depth, node, pc)))
-					return err;
-				l = &s->levels[depth];
-			}
-			if (!l->file)
-				l->file = fname;
-			if (c->opts->lines && (err = add_row(l, pc, line)))
-				return err;
-		}
+		err = frames_segment(&s->fr, pc, inl, opts->files ? file_name(t, f, file) : NULL, line);
+		if (err)
+			return err;
 		pc = end;
 	}
-	while (depth > 0) {
-		if ((err = close_level(c, depth, f->end)))
-			return err;
-		depth--;
-	}
-	return close_level(c, 0, f->end);
+	return frames_end(&s->fr, f->end);
 }
 
 int gotab_extract(struct lidia_builder *b, const struct gotab *t,
@@ -647,10 +482,10 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 	struct scratch s = { 0 };
 	int err = 0;
 
+	frames_init(&s.fr, b, opts->lines, opts->files);
 	for (uint64_t i = 0; i < t->nfunc && !err; i++) {
-		struct gofunc f;
-		struct fn_ctx c = { .b = b, .t = t, .f = &f, .opts = opts, .s = &s, .stats = stats };
 		size_t before = lidia_builder_count(b);
+		struct gofunc f;
 
 		if (!read_func(t, i, &f)) {
 			stats->bad_functions++;
@@ -658,11 +493,11 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 		}
 		if (f.end == f.entry)
 			continue;
-		err = extract_func(&c);
+		err = extract_func(t, &f, opts, &s);
 		if (err == LIDIA_E_GO) {
 			/*
 			 * A malformed function costs its inline frames and lines only:
-			 * drop what it added and keep its name and extent.
+			 * take back what it added and keep its name and extent.
 			 */
 			struct lidia_range_desc r = { .va = f.entry, .length = f.end - f.entry,
 						      .func = f.name };
@@ -676,14 +511,13 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 		if (!err)
 			stats->functions++;
 	}
+	stats->inline_ranges += s.fr.inline_ranges;
+	stats->line_rows += s.fr.line_rows;
 	free(s.file.v);
 	free(s.line.v);
 	free(s.inl.v);
 	free(s.nodes);
-	for (size_t i = 0; i < s.cap_levels; i++)
-		free(s.levels[i].rows);
-	free(s.levels);
-	free(s.chain);
+	frames_release(&s.fr);
 	return err;
 }
 

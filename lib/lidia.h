@@ -171,9 +171,9 @@ struct lidia_reader_opts {
 struct lidia_reader;
 
 /*
- * Open a lidia file by path (mmap), by fd (mmap; fd is not taken over and
- * may be closed after the call) or from memory (buf must outlive the
- * reader). The header and every table's bounds are validated first; with
+ * Open a lidia file by path (mmap), by fd (mmap; a pipe is read whole; fd
+ * is not taken over and may be closed after the call) or from memory (buf
+ * must outlive the reader). The header and every table's bounds are validated first; with
  * check_crc the CRC32C of every table too. *out is NULL on failure.
  */
 LIDIA_API int lidia_reader_open(struct lidia_reader **out, const char *path,

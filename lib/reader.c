@@ -27,6 +27,7 @@ struct lidia_reader {
 	size_t size;
 	void *map; /* our mapping, or NULL for caller memory */
 	size_t map_size;
+	void *owned; /* the bytes read from a pipe, or NULL */
 	struct table va, ranges, strings, lines;
 };
 
@@ -111,6 +112,38 @@ int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t siz
 	return 0;
 }
 
+/* A pipe or socket cannot be mapped: read it whole. */
+static int open_stream(struct lidia_reader **out, int fd, const struct lidia_reader_opts *opts)
+{
+	size_t len = 0, cap = 0;
+	void *buf = NULL;
+	int err;
+
+	for (;;) {
+		ssize_t n;
+
+		if ((err = lidia_grow(&buf, &cap, len + 65536, 1)))
+			goto fail;
+		n = read(fd, (char *)buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if ((err = lidia_reader_open_mem(out, buf, len, opts)))
+		goto fail;
+	(*out)->owned = buf;
+	return 0;
+fail:
+	free(buf);
+	return err;
+}
+
 int lidia_reader_open_fd(struct lidia_reader **out, int fd, const struct lidia_reader_opts *opts)
 {
 	struct stat st;
@@ -120,8 +153,10 @@ int lidia_reader_open_fd(struct lidia_reader **out, int fd, const struct lidia_r
 	*out = NULL;
 	if (fstat(fd, &st))
 		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
+		return open_stream(out, fd, opts);
 	if ((uint64_t)st.st_size < LIDIA_HEADER_SIZE) {
 		unsigned char small[LIDIA_HEADER_SIZE];
 		ssize_t n = pread(fd, small, sizeof(small), 0);
@@ -165,6 +200,7 @@ void lidia_reader_close(struct lidia_reader *r)
 		return;
 	if (r->map)
 		munmap(r->map, r->map_size);
+	free(r->owned);
 	free(r);
 }
 
@@ -278,10 +314,19 @@ int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr, struct lidi
 				} else {
 					line = (uint32_t)prev_call_line;
 				}
-				/* No file of its own: the call site just inside names it. */
-				if (!f->file.len && n > 0 &&
-				    (err = string_at(r, prev_call_file, &f->file)))
-					return err;
+				/*
+				 * An outer frame is at the call site of the frame just
+				 * inside it: that call file goes with the call line
+				 * (spec section 5), the range's own file is the fallback.
+				 */
+				if (n > 0 && prev_call_file) {
+					struct lidia_str cf;
+
+					if ((err = string_at(r, prev_call_file, &cf)))
+						return err;
+					if (cf.len)
+						f->file = cf;
+				}
 				f->line = line;
 				f->depth = (uint32_t)depth;
 				f->inlined = depth > 0;

@@ -22,6 +22,11 @@ static const char convert_usage[] =
 	"      --layout NAME     pyroscope (default): DIR/symbolizer/TENANT/BUILD-ID\n"
 	"                        flat: DIR/BUILD-ID.lidia\n"
 	"      --tenant NAME     tenant of the pyroscope layout (default: anonymous)\n"
+	"      --symbols-only    names and extents only: no inline frames, lines or files\n"
+	"      --no-inlines      leave inline frames out\n"
+	"      --no-lines        leave line tables out\n"
+	"      --no-files        leave file names out\n"
+	"      --no-go           do not read Go's pclntab\n"
 	"      --no-symtab       leave .symtab symbols out\n"
 	"      --no-dynsym       leave .dynsym symbols out\n"
 	"  -q, --quiet           print errors only\n"
@@ -159,6 +164,11 @@ int cmd_convert(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'L' },
 		{ "tenant", required_argument, NULL, 'T' },
+		{ "symbols-only", no_argument, NULL, 'Y' },
+		{ "no-inlines", no_argument, NULL, 'I' },
+		{ "no-lines", no_argument, NULL, 'N' },
+		{ "no-files", no_argument, NULL, 'F' },
+		{ "no-go", no_argument, NULL, 'G' },
 		{ "no-symtab", no_argument, NULL, 'S' },
 		{ "no-dynsym", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -190,6 +200,21 @@ int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			c.store.tenant = optarg;
+			break;
+		case 'Y':
+			c.extract.no_inlines = c.extract.no_lines = c.extract.no_files = true;
+			break;
+		case 'I':
+			c.extract.no_inlines = true;
+			break;
+		case 'N':
+			c.extract.no_lines = true;
+			break;
+		case 'F':
+			c.extract.no_files = true;
+			break;
+		case 'G':
+			c.extract.no_go = true;
 			break;
 		case 'S':
 			c.extract.no_symtab = true;
