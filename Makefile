@@ -18,13 +18,20 @@ VERSION := $(shell sed -n 's/^\#define LIDIA_VERSION_STRING "\(.*\)"/\1/p' lib/l
 SOMAJOR := 0
 
 CC      ?= cc
+CXX     ?= c++
 PKG_CONFIG ?= pkg-config
+# LLVM's demangler (from llvm-16-dev), linked statically into the library.
+LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/bin/llvm-config) llvm-config)
+LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
+LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 DEPS    := libelf libdw
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \
 	$(shell $(PKG_CONFIG) --cflags $(DEPS))
-LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread
+LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lstdc++ -lpthread
+ALL_CXXFLAGS := -std=c++17 -Wall -Wextra $(CFLAGS) -fvisibility=hidden -I$(LLVM_INCLUDE) \
+	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -41,9 +48,10 @@ endif
 B := build$(if $(SANITIZE),/san)
 
 LIB_SRC := $(wildcard lib/*.c)
+LIB_CXX := $(wildcard lib/*.cc)
 CMD_SRC := $(wildcard cmd/lidiagen/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
-LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_CXX:%.cc=$(B)/%.o)
+LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o) $(LIB_CXX:%.cc=$(B)/pic/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
 
 STATIC := $(B)/liblidia.a
@@ -63,14 +71,27 @@ $(B)/pic/%.o: %.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -Ilib -MMD -MP -c -o $@ $<
 
-$(STATIC): $(LIB_OBJ)
+$(B)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CXX     $@")
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/pic/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CXX     $@")
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+# The static library carries LLVM's demangler inside, so users link just -llidia.
+$(STATIC): $(LIB_OBJ) $(LLVM_DEMANGLE)
 	$(if $(Q),@echo "  AR      $@")
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -rf $@ $(B)/llvm-demangle && mkdir -p $(B)/llvm-demangle && \
+		cd $(B)/llvm-demangle && $(AR) x $(LLVM_DEMANGLE)
+	$(Q)$(AR) rcs $@ $(LIB_OBJ) $(B)/llvm-demangle/*.o
 
 $(SHARED): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,liblidia.so.$(SOMAJOR) -Wl,--version-script=lib/liblidia.map \
-		$(LDFLAGS) -o $@ $(LIB_PIC) $(LIBS)
+		$(LDFLAGS) -o $@ $(LIB_PIC) $(LLVM_DEMANGLE) $(LIBS)
 	$(Q)ln -sf liblidia.so.$(VERSION) $(B)/liblidia.so.$(SOMAJOR)
 	$(Q)ln -sf liblidia.so.$(SOMAJOR) $(B)/liblidia.so
 
@@ -105,7 +126,7 @@ fuzz: $(FUZZ_SRC)
 	for f in $(FUZZ_SRC); do \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
 			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o build/fuzz/$$(basename $$f .c) \
-			$$f $(LIB_SRC) $(LIBS) || exit 1; \
+			$$f $(LIB_SRC) $(LIB_CXX:%.cc=build/%.o) $(LLVM_DEMANGLE) $(LIBS) || exit 1; \
 	done
 
 test: all $(TEST_BIN) $(FUZZ_BIN)

@@ -26,33 +26,50 @@ const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t
 	return NULL;
 }
 
+static Elf_Scn *section_by_name(const struct lidia_elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
 bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *addr,
 		      const unsigned char **data, uint64_t *size)
 {
 	const unsigned char *raw = (const unsigned char *)elf_rawfile(e->elf, NULL);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
-	if (!raw || elf_getshdrstrndx(e->elf, &shstrndx))
+	if (!raw || !section_by_name(e, name, &sh))
 		return false;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
+	if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
+	    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
+		return false;
+	*addr = sh.sh_addr;
+	*data = raw + sh.sh_offset;
+	*size = sh.sh_size;
+	return true;
+}
 
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name))
-			continue;
-		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
-		    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
-			return false;
-		*addr = sh.sh_addr;
-		*data = raw + sh.sh_offset;
-		*size = sh.sh_size;
-		return true;
-	}
-	return false;
+bool elf_section_size(const struct lidia_elf *e, const char *name, uint64_t *size)
+{
+	GElf_Shdr sh;
+
+	if (!section_by_name(e, name, &sh) || sh.sh_type == SHT_NOBITS)
+		return false;
+	*size = sh.sh_size;
+	return true;
 }
 
 bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value)

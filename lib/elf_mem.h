@@ -19,6 +19,9 @@ const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t
 bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *addr,
 		      const unsigned char **data, uint64_t *size);
 
+/* The size of the section named name (even NOBITS or compressed); false if absent. */
+bool elf_section_size(const struct lidia_elf *e, const char *name, uint64_t *size);
+
 /* The value of the first symbol named name in .symtab (or .dynsym). */
 bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value);
 

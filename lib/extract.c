@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: everything known about one build's functions, from all its images, into a builder. */
+#include "demangle.h"
+#include "dwarf_extract.h"
+#include "elf_mem.h"
 #include "functions.h"
 #include "gopclntab.h"
 #include "internal.h"
@@ -46,12 +49,66 @@ static int extract_go(struct lidia_builder *b, struct lidia_elf *const *elfs, si
 	return err;
 }
 
+/* The image with the most DWARF: a debug file over its stripped binary. */
+static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
+{
+	struct lidia_elf *best = NULL;
+	uint64_t best_size = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *data;
+		uint64_t addr, size;
+
+		if (elf_section_data(elfs[i], ".debug_info", &addr, &data, &size) ||
+		    elf_section_data(elfs[i], ".zdebug_info", &addr, &data, &size) ||
+		    elf_section_size(elfs[i], ".debug_info", &size)) {
+			if (size > best_size) {
+				best = elfs[i];
+				best_size = size;
+			}
+		}
+	}
+	return best;
+}
+
+static int extract_debuginfo(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
+			     const struct lidia_extract_opts *opts, const struct sym_vec *syms,
+			     struct demangler *dm, struct intervals *covered,
+			     struct lidia_extract_stats *st)
+{
+	struct dwarf_extract_opts o = {
+		.inlines = !OPTS_GET(opts, no_inlines, false),
+		.lines = !OPTS_GET(opts, no_lines, false),
+		.files = !OPTS_GET(opts, no_files, false),
+		.skip_go = st->go_functions > 0,
+	};
+	struct dwarf_extract_stats ds = { 0 };
+	struct lidia_elf *e = dwarf_image(elfs, n);
+	int err;
+
+	if (!e)
+		return 0;
+	err = extract_dwarf(b, e, NULL, &o, syms, dm, covered, &ds);
+	if (ds.overlapping)
+		lidia_log(LIDIA_LOG_INFO, "%s: %zu DWARF subprogram ranges overlap another, dropped",
+			  e->name, ds.overlapping);
+	if (ds.bad_file_index)
+		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
+			  ds.bad_file_index);
+	st->dwarf_functions = ds.functions;
+	st->functions += ds.functions;
+	st->inline_ranges += ds.inline_ranges;
+	st->line_rows += ds.line_rows;
+	return err;
+}
+
 int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
 		  const struct lidia_extract_opts *opts, struct lidia_extract_stats *stats)
 {
 	bool symtab = !OPTS_GET(opts, no_symtab, false);
 	bool dynsym = !OPTS_GET(opts, no_dynsym, false);
 	struct lidia_extract_stats st = { 0 };
+	struct demangler dm = { .enabled = !OPTS_GET(opts, no_demangle, false) };
 	struct intervals covered = { 0 };
 	struct sym_vec syms = { 0 };
 	size_t nsym = 0;
@@ -59,17 +116,25 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 
 	if (!n)
 		return LIDIA_E_INVAL;
-	if (!OPTS_GET(opts, no_go, false))
-		err = extract_go(b, elfs, n, opts, &covered, &st);
 	for (size_t i = 0; i < n && !err; i++)
 		err = symbols_collect(&syms, elfs[i], symtab, dynsym);
 	if (err)
 		goto out;
 	st.symbols_read = syms.n;
+	symbols_resolve(&syms);
+	/* Best source first; each later one fills only what is not yet covered. */
+	if (!OPTS_GET(opts, no_go, false) &&
+	    (err = extract_go(b, elfs, n, opts, &covered, &st)))
+		goto out;
 	intervals_normalize(&covered);
-	err = functions_add_symbols(b, &syms, &covered, &nsym);
+	if (!OPTS_GET(opts, no_dwarf, false) &&
+	    (err = extract_debuginfo(b, elfs, n, opts, &syms, &dm, &covered, &st)))
+		goto out;
+	intervals_normalize(&covered);
+	err = functions_add_symbols(b, &syms, &covered, &dm, !OPTS_GET(opts, no_files, false), &nsym);
 	st.functions += nsym;
 out:
+	demangler_release(&dm);
 	free(syms.v);
 	free(covered.v);
 	if (stats)

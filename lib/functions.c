@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Depth-0 ranges from symbols: aliases resolved, overlaps cut (spec section 4). */
+#include "demangle.h"
 #include "functions.h"
 #include "internal.h"
 
@@ -21,6 +22,8 @@ static int cmp_sym(const void *pa, const void *pb)
 
 struct sweep {
 	struct lidia_builder *b;
+	bool files;
+	struct demangler *dm;
 	const struct intervals *covered;
 	size_t next_cover; /* pieces come in address order, so the cursor only moves on */
 	size_t added;
@@ -28,7 +31,9 @@ struct sweep {
 
 static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
-	struct lidia_range_desc r = { .va = from, .length = to - from, .func = s->name };
+	struct lidia_range_desc r = { .va = from, .length = to - from,
+				      .func = demangle(sw->dm, s->name),
+				      .file = sw->files ? s->file : NULL };
 
 	sw->added++;
 	return lidia_builder_add(sw->b, &r);
@@ -57,24 +62,74 @@ static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t t
 	return add_piece(sw, s, from, to);
 }
 
-int functions_add_symbols(struct lidia_builder *b, struct sym_vec *syms,
-			  const struct intervals *covered, size_t *nfuncs)
+void symbols_resolve(struct sym_vec *syms)
 {
-	struct sweep sw = { .b = b, .covered = covered };
-	const struct sym **stack = NULL;
-	size_t n = 0, depth = 0;
-	uint64_t pos = 0;
-	int err = 0;
+	uint64_t sized_end = 0;
+	size_t n = 0;
 
-	*nfuncs = 0;
-	if (!syms->n)
-		return 0;
 	qsort(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
 	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
 		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
 			syms->v[n++] = syms->v[i];
 	syms->n = n;
 
+	/*
+	 * A symbol of unknown size (assembly without .size) reaches, as
+	 * llvm-symbolizer takes it, to the next symbol or its section's end; one
+	 * inside a sized function is a label there, and is dropped.
+	 */
+	n = 0;
+	for (size_t i = 0; i < syms->n; i++) {
+		struct sym s = syms->v[i];
+
+		if (s.size == 0) {
+			uint64_t end = i + 1 < syms->n ? syms->v[i + 1].addr : s.sec_end;
+
+			if (s.sec_end && s.sec_end < end)
+				end = s.sec_end;
+			if (s.addr < sized_end || end <= s.addr)
+				continue;
+			s.size = end - s.addr;
+		} else if (s.addr + s.size > sized_end) {
+			sized_end = s.addr + s.size;
+		}
+		syms->v[n++] = s;
+	}
+	syms->n = n;
+}
+
+const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr)
+{
+	size_t lo = 0, hi = syms->n;
+
+	while (lo < hi) { /* first symbol starting past addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms->v[mid].addr > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* The latest start at or before addr that still covers it; nesting is shallow. */
+	for (size_t i = lo, tries = 0; i-- > 0 && tries < 64; tries++)
+		if (addr - syms->v[i].addr < syms->v[i].size)
+			return &syms->v[i];
+	return NULL;
+}
+
+int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
+			  const struct intervals *covered, struct demangler *dm, bool files,
+			  size_t *nfuncs)
+{
+	struct sweep sw = { .b = b, .covered = covered, .dm = dm, .files = files };
+	const struct sym **stack = NULL;
+	size_t n = syms->n, depth = 0;
+	uint64_t pos = 0;
+	int err = 0;
+
+	*nfuncs = 0;
+	if (!n)
+		return 0;
 	stack = malloc(n * sizeof(*stack));
 	if (!stack)
 		return -ENOMEM;

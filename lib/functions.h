@@ -5,17 +5,28 @@
 #include "intervals.h"
 #include "symbols.h"
 
+struct demangler;
+
 /*
- * Turn function symbols into depth-0 ranges that Pyroscope's lookup walk
- * can use (spec section 4): one symbol per start address (the aliases'
- * winner: largest size, then .symtab over .dynsym, then the later entry in
- * its table, as llvm-symbolizer picks, then the name), and no overlaps: where
+ * Sort syms and keep one symbol per start address: the aliases' winner
+ * (largest size, then .symtab over .dynsym, then the later entry in its
+ * table, as llvm-symbolizer picks, then the name).
+ */
+void symbols_resolve(struct sym_vec *syms);
+
+/* The innermost resolved symbol that covers addr, or NULL. */
+const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr);
+
+/*
+ * Turn resolved function symbols into depth-0 ranges that Pyroscope's lookup
+ * walk can use (spec section 4), names demangled through dm, a local symbol's
+ * file from its STT_FILE when files is set, with no overlaps: where
  * a symbol starts inside another, it owns its bytes and the outer one resumes
  * after it. Addresses in covered (sorted, merged: a better source described
- * them) are left out. Sorts syms in place. *nfuncs gets the number of ranges
- * added.
+ * them) are left out. *nfuncs gets the number of ranges added.
  */
-int functions_add_symbols(struct lidia_builder *b, struct sym_vec *syms,
-			  const struct intervals *covered, size_t *nfuncs);
+int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
+			  const struct intervals *covered, struct demangler *dm, bool files,
+			  size_t *nfuncs);
 
 #endif

@@ -295,6 +295,8 @@ struct lidia_extract_opts {
 	bool no_inlines; /* no inline frames (depth > 0 ranges) */
 	bool no_lines;	 /* no line tables */
 	bool no_files;	 /* no file names (function and call site) */
+	bool no_dwarf;	 /* leave DWARF out: symbols (and Go) only */
+	bool no_demangle; /* keep C++ and Rust names mangled */
 };
 #define LIDIA_EXTRACT_OPTS(...) \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
@@ -306,6 +308,7 @@ struct lidia_extract_stats {
 	size_t inline_ranges;  /* depth > 0 ranges added */
 	size_t line_rows;      /* line-table rows added */
 	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
+	size_t dwarf_functions; /* function ranges from DWARF */
 	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
 };
 

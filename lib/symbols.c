@@ -3,10 +3,23 @@
 #include "internal.h"
 #include "symbols.h"
 
+/* Where the section a symbol is defined in ends (0 when unknown). */
+static uint64_t section_end(const struct lidia_elf *e, unsigned shndx)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || !(scn = elf_getscn(e->elf, shndx)) ||
+	    !gelf_getshdr(scn, &sh))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
 static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn *scn,
 			 const GElf_Shdr *sh, enum sym_table table)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *file = NULL;
 	size_t n;
 
 	if (!data || sh->sh_entsize == 0)
@@ -22,8 +35,13 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
+		if (type == STT_FILE) {
+			/* Local symbols after an STT_FILE come from that file (ELF gABI). */
+			file = s.st_name ? elf_strptr(e->elf, sh->sh_link, s.st_name) : NULL;
+			continue;
+		}
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-		    s.st_size == 0 || s.st_name == 0)
+		    s.st_name == 0)
 			continue;
 		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
@@ -41,7 +59,9 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		out->v[out->n++] = (struct sym){
 			.addr = s.st_value,
 			.size = s.st_size,
+			.sec_end = section_end(e, s.st_shndx),
 			.name = name,
+			.file = GELF_ST_BIND(s.st_info) == STB_LOCAL ? file : NULL,
 			.index = (uint32_t)i,
 			.table = (uint8_t)table,
 			.bind = (uint8_t)GELF_ST_BIND(s.st_info),

@@ -23,10 +23,13 @@ static const char convert_usage[] =
 	"                        flat: DIR/BUILD-ID.lidia\n"
 	"      --tenant NAME     tenant of the pyroscope layout (default: anonymous)\n"
 	"      --symbols-only    names and extents only: no inline frames, lines or files\n"
+	"                        (what Pyroscope's own writer gives)\n"
 	"      --no-inlines      leave inline frames out\n"
 	"      --no-lines        leave line tables out\n"
 	"      --no-files        leave file names out\n"
 	"      --no-go           do not read Go's pclntab\n"
+	"      --no-dwarf        do not read DWARF (symbols and Go only)\n"
+	"      --no-demangle     keep C++, Rust and D names mangled\n"
 	"      --no-symtab       leave .symtab symbols out\n"
 	"      --no-dynsym       leave .dynsym symbols out\n"
 	"  -q, --quiet           print errors only\n"
@@ -169,6 +172,8 @@ int cmd_convert(int argc, char **argv)
 		{ "no-lines", no_argument, NULL, 'N' },
 		{ "no-files", no_argument, NULL, 'F' },
 		{ "no-go", no_argument, NULL, 'G' },
+		{ "no-dwarf", no_argument, NULL, 'W' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "no-symtab", no_argument, NULL, 'S' },
 		{ "no-dynsym", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -215,6 +220,12 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'G':
 			c.extract.no_go = true;
+			break;
+		case 'W':
+			c.extract.no_dwarf = true;
+			break;
+		case 'M':
+			c.extract.no_demangle = true;
 			break;
 		case 'S':
 			c.extract.no_symtab = true;

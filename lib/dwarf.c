@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Extract: DWARF (libdw). Every concrete subprogram's address ranges become
+ * depth-0 ranges, the DW_TAG_inlined_subroutine tree under it depth > 0
+ * ranges with their call file and line, and the line program the line rows
+ * of whichever range is innermost at each address.
+ *
+ * Two passes: the first lists every subprogram range of every unit, so that
+ * overlapping subprograms (identical code folded, broken DWARF) can be
+ * resolved to one function per address before anything is written; the
+ * second walks each kept subprogram's inline tree against its unit's lines.
+ * Broken pieces cost their function or unit, never the file.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "demangle.h"
+#include "dwarf_extract.h"
+#include "frames.h"
+#include "functions.h"
+#include "internal.h"
+
+/* Storage for names that must outlive the demangler's buffer; never moves. */
+struct name_block {
+	struct name_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* A subprogram range found in the first pass. */
+struct subprog {
+	uint64_t lo, hi;
+	Dwarf_Die die;
+	uint32_t unit; /* index of its unit, in unit order */
+	bool kept;
+};
+
+/* A line row of the current unit, in address order. */
+struct row {
+	uint64_t addr;
+	const char *file; /* NULL after an end of sequence */
+	int32_t line;
+};
+
+/* An inlined subroutine's address interval, in the current subprogram. */
+struct node_iv {
+	uint64_t lo, hi;
+	int32_t node;
+	int32_t depth;
+};
+
+struct dw {
+	struct lidia_builder *b;
+	const struct dwarf_extract_opts *opts;
+	const struct sym_vec *syms; /* resolved symbols: names of depth-0 ranges */
+	struct demangler *dm;
+	struct dwarf_extract_stats *st;
+	struct intervals *covered;
+
+	struct subprog *subs;
+	size_t nsubs, cap_subs;
+	struct row *rows;
+	size_t nrows, cap_rows;
+	struct frame_node *nodes;
+	size_t nnodes, cap_nodes;
+	struct node_iv *ivs;
+	size_t nivs, cap_ivs;
+	struct node_iv **stack;
+	size_t cap_stack;
+	/* Demangled names given to the frames, kept until the builder has them. */
+	struct name_block *names;
+	struct frames fr;
+};
+
+static bool code_range(uint64_t lo, uint64_t hi)
+{
+	/* 0 and -1 are what linkers leave for code they discarded. */
+	return hi > lo && lo != 0 && lo != (uint64_t)-1 && hi != (uint64_t)-1;
+}
+
+/* ---- First pass: subprogram ranges -------------------------------------------- */
+
+static int add_subprog(struct dw *w, Dwarf_Die *die, uint32_t unit)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		void *p = w->subs;
+
+		if (!code_range(lo, hi))
+			continue;
+		if ((err = lidia_grow(&p, &w->cap_subs, w->nsubs + 1, sizeof(*w->subs))))
+			return err;
+		w->subs = p;
+		w->subs[w->nsubs++] = (struct subprog){ .lo = lo, .hi = hi, .die = *die, .unit = unit };
+	}
+	return 0;
+}
+
+/*
+ * Subprograms at any depth: under namespaces and classes (C++), and nested
+ * in other subprograms (GCC's nested functions); not inside inlined code.
+ */
+static int scan_dies(struct dw *w, Dwarf_Die *parent, uint32_t unit, int level)
+{
+	Dwarf_Die child;
+	int err = 0, r;
+
+	if (level > 64 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			if ((err = add_subprog(w, &child, unit)))
+				return err;
+			err = scan_dies(w, &child, unit, level + 1);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+		case DW_TAG_lexical_block:
+			err = scan_dies(w, &child, unit, level + 1);
+			break;
+		default:
+			break;
+		}
+		if (err)
+			return err;
+	} while ((r = dwarf_siblingof(&child, &child)) == 0);
+	return 0;
+}
+
+static int cmp_subprog(const void *pa, const void *pb)
+{
+	const struct subprog *a = *(struct subprog *const *)pa, *b = *(struct subprog *const *)pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi > b->hi ? -1 : 1; /* the larger first: it is kept */
+	return a < b ? -1 : a > b;	       /* then unit order */
+}
+
+/* One function per address: a subprogram range starting inside a kept one is dropped. */
+static int resolve_overlaps(struct dw *w)
+{
+	struct subprog **order = malloc(w->nsubs * sizeof(*order) + 1);
+	uint64_t end = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nsubs; i++)
+		order[i] = &w->subs[i];
+	qsort(order, w->nsubs, sizeof(*order), cmp_subprog);
+	for (size_t i = 0; i < w->nsubs; i++) {
+		order[i]->kept = order[i]->lo >= end;
+		if (order[i]->kept)
+			end = order[i]->hi;
+		else
+			w->st->overlapping++;
+	}
+	free(order);
+	return 0;
+}
+
+/* ---- Names ---------------------------------------------------------------------- */
+
+/* Keep a copy of a name until the builder has interned it. */
+static const char *keep_name(struct dw *w, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct name_block *b = w->names;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return "??";
+		b->next = w->names;
+		b->used = 0;
+		b->cap = cap;
+		w->names = b;
+	}
+	memcpy(b->data + b->used, s, n);
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+/* Forget the names kept for the last subprogram; keep one block for the next. */
+static void reset_names(struct dw *w, bool all)
+{
+	struct name_block *b = w->names;
+
+	while (b && (all || b->next)) {
+		struct name_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+	w->names = b;
+	if (b)
+		b->used = 0;
+}
+
+/*
+ * A subprogram's name as llvm-symbolizer prints it: the demangled linkage
+ * name, else DW_AT_name, both followed through abstract origins and
+ * specifications.
+ */
+static const char *die_name(struct dw *w, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		s = dwarf_formstring(&attr);
+	if (s && *s) {
+		const char *d = demangle(w->dm, s);
+
+		return d == s ? s : keep_name(w, d);
+	}
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		s = dwarf_formstring(&attr);
+	return s && *s ? s : NULL;
+}
+
+/* ---- Second pass: one subprogram ---------------------------------------------- */
+
+static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		void *p = w->ivs;
+
+		if (!code_range(lo, hi))
+			continue;
+		if ((err = lidia_grow(&p, &w->cap_ivs, w->nivs + 1, sizeof(*w->ivs))))
+			return err;
+		w->ivs = p;
+		w->ivs[w->nivs++] = (struct node_iv){ lo, hi, node, depth };
+	}
+	return 0;
+}
+
+/* The inlined subroutines under die, as nodes whose parent is parent. */
+static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int32_t parent,
+			   int32_t depth)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			struct frame_node *n;
+			Dwarf_Attribute attr;
+			Dwarf_Word v;
+			int32_t idx = (int32_t)w->nnodes;
+			void *p = w->nodes;
+
+			if ((err = lidia_grow(&p, &w->cap_nodes, w->nnodes + 1, sizeof(*w->nodes))))
+				return err;
+			w->nodes = p;
+			n = &w->nodes[w->nnodes++];
+			n->name = die_name(w, &child);
+			if (!n->name) {
+				n->name = "??";
+				w->st->unnamed++;
+			}
+			n->parent = parent;
+			n->depth = depth;
+			n->call_file = NULL;
+			n->call_line = 0;
+			if (dwarf_attr(&child, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &v))
+				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
+			if (files && dwarf_attr(&child, DW_AT_call_file, &attr) &&
+			    !dwarf_formudata(&attr, &v)) {
+				const char *f = dwarf_filesrc(files, v, NULL, NULL);
+
+				if (f && strcmp(f, "???"))
+					n->call_file = f;
+				else
+					w->st->bad_file_index++;
+			}
+			if ((err = add_node_ivs(w, &child, idx, depth)) ||
+			    (err = collect_inlines(w, &child, files, idx, depth + 1)))
+				return err;
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+			   tag == DW_TAG_catch_block) {
+			if ((err = collect_inlines(w, &child, files, parent, depth)))
+				return err;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int cmp_iv(const void *pa, const void *pb)
+{
+	const struct node_iv *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* Index of the last row at or before addr, or -1. */
+static ptrdiff_t row_at(const struct dw *w, uint64_t addr)
+{
+	size_t lo = 0, hi = w->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->rows[mid].addr > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (ptrdiff_t)lo - 1;
+}
+
+/*
+ * Emit [lo, hi) of the current subprogram: sweep the inline intervals (a
+ * stack of those open, innermost on top) and the line rows together.
+ */
+static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
+{
+	ptrdiff_t r = row_at(w, lo);
+	size_t k = 0, depth = 0;
+	uint64_t pc = lo;
+	void *p = w->stack;
+	int err;
+
+	if ((err = lidia_grow(&p, &w->cap_stack, w->nivs + 1, sizeof(*w->stack))))
+		return err;
+	w->stack = p;
+	if ((err = frames_begin(&w->fr, func, w->nodes, w->nnodes, lo)))
+		return err;
+	while (k < w->nivs && w->ivs[k].hi <= lo)
+		k++;
+	while (pc < hi) {
+		uint64_t next = hi;
+		const struct row *row = r >= 0 ? &w->rows[r] : NULL;
+
+		/* Leave the intervals that ended, enter those that start here. */
+		while (depth && w->stack[depth - 1]->hi <= pc)
+			depth--;
+		for (; k < w->nivs && w->ivs[k].lo <= pc; k++)
+			if (w->ivs[k].hi > pc)
+				w->stack[depth++] = &w->ivs[k];
+		if (k < w->nivs && w->ivs[k].lo < next)
+			next = w->ivs[k].lo;
+		for (size_t i = depth; i-- > 0;)
+			if (w->stack[i]->hi < next)
+				next = w->stack[i]->hi;
+		if ((size_t)(r + 1) < w->nrows && w->rows[r + 1].addr < next)
+			next = w->rows[r + 1].addr;
+
+		err = frames_segment(&w->fr, pc, depth ? w->stack[depth - 1]->node : -1,
+				     row && w->opts->files ? row->file : NULL,
+				     row && row->file ? row->line : 0);
+		if (err)
+			return err;
+		pc = next;
+		while ((size_t)(r + 1) < w->nrows && w->rows[r + 1].addr <= pc)
+			r++;
+	}
+	return frames_end(&w->fr, hi);
+}
+
+static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_Files *files)
+{
+	Dwarf_Die die = first->die;
+	const char *dwarf_name;
+	int err = 0;
+
+	w->nnodes = w->nivs = 0;
+	reset_names(w, false);
+	dwarf_name = die_name(w, &die);
+	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1)))
+		return err;
+	qsort(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
+	for (size_t i = 0; i < count && !err; i++) {
+		struct subprog *s = &first[i];
+		const struct sym *sym;
+		const char *name = dwarf_name;
+
+		if (!s->kept)
+			continue;
+		/* As llvm-symbolizer: the outermost frame takes the symbol table's name. */
+		sym = w->syms ? symbols_find(w->syms, s->lo) : NULL;
+		if (sym)
+			name = demangle(w->dm, sym->name);
+		if (!name) {
+			name = "??";
+			w->st->unnamed++;
+		}
+		if (name != dwarf_name && name == w->dm->buf)
+			name = keep_name(w, name);
+		err = emit_range(w, name, s->lo, s->hi);
+		w->st->functions++;
+		if (!err)
+			err = intervals_add(w->covered, s->lo, s->hi);
+	}
+	return err;
+}
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The unit's line rows, in address order; none when it has no line program. */
+static int load_rows(struct dw *w, Dwarf_Die *cudie)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	bool sorted = true;
+	void *p;
+	int err;
+
+	w->nrows = 0;
+	if (!w->opts->lines && !w->opts->files)
+		return 0;
+	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
+		return 0;
+	p = w->rows;
+	if ((err = lidia_grow(&p, &w->cap_rows, n + 1, sizeof(*w->rows))))
+		return err;
+	w->rows = p;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		bool end = false;
+		int line = 0;
+
+		if (!l || dwarf_lineaddr(l, &addr))
+			continue;
+		dwarf_lineendsequence(l, &end);
+		dwarf_lineno(l, &line);
+		w->rows[w->nrows] = (struct row){
+			.addr = addr,
+			.file = end ? NULL : dwarf_linesrc(l, NULL, NULL),
+			.line = end ? 0 : line,
+		};
+		if (w->nrows && addr < w->rows[w->nrows - 1].addr)
+			sorted = false;
+		w->nrows++;
+	}
+	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
+		qsort(w->rows, w->nrows, sizeof(*w->rows), cmp_row);
+	return 0;
+}
+
+int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
+		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
+		  struct demangler *dm, struct intervals *covered, struct dwarf_extract_stats *st)
+{
+	struct dw w = { .b = b, .opts = opts, .syms = syms, .dm = dm, .st = st,
+			.covered = covered };
+	Dwarf_Die *cudies = NULL;
+	size_t ncus = 0, cap_cus = 0;
+	Dwarf_CU *cu = NULL;
+	Dwarf *dw;
+	int err = 0;
+
+	dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return 0; /* no DWARF here */
+	if (alt)
+		dwarf_setalt(dw, alt);
+	frames_init(&w.fr, b, opts->lines, opts->files);
+
+	/* First pass: every unit's subprogram ranges. */
+	for (;;) {
+		Dwarf_Die cudie, subdie;
+		Dwarf_Half version;
+		uint8_t unit_type;
+		Dwarf_CU *next;
+		void *p;
+		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
+
+		if (r != 0)
+			break; /* 1: no more units; -1: the rest is unreadable */
+		cu = next;
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton &&
+		    unit_type != DW_UT_partial)
+			continue;
+		if (opts->skip_go && dwarf_srclang(&cudie) == DW_LANG_Go)
+			continue; /* the pclntab describes Go code better */
+		p = cudies;
+		if ((err = lidia_grow(&p, &cap_cus, ncus + 1, sizeof(*cudies))))
+			goto out;
+		cudies = p;
+		cudies[ncus] = cudie;
+		st->units++;
+		/* A skeleton's code is described in its split unit (a .dwo), when found. */
+		err = scan_dies(&w, unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
+					    ? &subdie
+					    : &cudie,
+				(uint32_t)ncus, 0);
+		ncus++;
+		if (err)
+			goto out;
+	}
+	if ((err = resolve_overlaps(&w)))
+		goto out;
+
+	/* Second pass, unit by unit: each subprogram's ranges, inlines and lines. */
+	for (size_t i = 0; i < w.nsubs && !err;) {
+		uint32_t unit = w.subs[i].unit;
+		Dwarf_Files *files = NULL;
+		size_t nfiles;
+
+		if ((err = load_rows(&w, &cudies[unit])))
+			break;
+		if (dwarf_getsrcfiles(&cudies[unit], &files, &nfiles))
+			files = NULL;
+		while (i < w.nsubs && w.subs[i].unit == unit && !err) {
+			/* The ranges of one subprogram DIE are consecutive. */
+			size_t j = i + 1;
+
+			while (j < w.nsubs && w.subs[j].unit == unit &&
+			       w.subs[j].die.addr == w.subs[i].die.addr)
+				j++;
+			err = do_subprog(&w, &w.subs[i], j - i, files);
+			i = j;
+		}
+	}
+	st->inline_ranges += w.fr.inline_ranges;
+	st->line_rows += w.fr.line_rows;
+out:
+	frames_release(&w.fr);
+	free(cudies);
+	free(w.subs);
+	free(w.rows);
+	free(w.nodes);
+	free(w.ivs);
+	free(w.stack);
+	reset_names(&w, true);
+	dwarf_end(dw);
+	return err;
+}
