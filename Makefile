@@ -24,7 +24,7 @@ PKG_CONFIG ?= pkg-config
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/bin/llvm-config) llvm-config)
 LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
-DEPS    := libelf libdw
+DEPS    := libelf libdw libzstd liblzma zlib
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \

@@ -7,14 +7,17 @@
 set -eu
 cd "$(dirname "$0")"
 
-# Build dependencies: elfutils' libelf/libdw, and the compression and
+# Build dependencies: elfutils' libelf/libdw, LLVM's demangler (llvm-16-dev), and the compression and
 # archive libraries the batch mode links.
-BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev libarchive-dev libyaml-dev
+BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchive-dev libyaml-dev
 	libzstd-dev zlib1g-dev liblzma-dev"
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
 # compilers for the test programs (gcc, g++, clang, Go 1.19), python3 for
 # Pyroscope's reader logic.
 TEST_DEPS="python3 elfutils binutils llvm-16 clang golang-1.19-go file"
+# Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
+# Go 1.22 from bookworm-backports too.
+BACKPORTS_DEPS="golang-1.22-go"
 
 install_missing() {
 	missing=""
@@ -27,6 +30,15 @@ install_missing() {
 	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+add_backports() {
+	grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+	echo "adding bookworm-backports to the apt sources"
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	echo 'deb http://deb.debian.org/debian bookworm-backports main' |
+		$sudo tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+	$sudo apt-get update -qq
 }
 
 case "${1:-demo}" in
@@ -44,6 +56,8 @@ demo)
 	;;
 test)
 	install_missing $BUILD_DEPS $TEST_DEPS
+	add_backports
+	install_missing $BACKPORTS_DEPS
 	make -j"$(nproc)" test
 	;;
 *)

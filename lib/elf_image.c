@@ -97,6 +97,7 @@ void lidia_elf_close(struct lidia_elf *e)
 		elf_end(e->elf);
 	if (e->map)
 		munmap(e->map, e->size);
+	free(e->owned);
 	free(e->name);
 	free(e);
 }

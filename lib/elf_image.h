@@ -10,7 +10,8 @@
 struct lidia_elf {
 	Elf *elf;
 	GElf_Ehdr ehdr;
-	void *map; /* our mapping, or NULL for caller memory */
+	void *map;   /* our mapping, or NULL for caller memory */
+	void *owned; /* a heap copy we made (inflated sections), or NULL */
 	size_t size;
 	char *name;
 };

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: everything known about one build's functions, from all its images, into a builder. */
+#include "debug_find.h"
+#include "debug_sections.h"
 #include "demangle.h"
 #include "dwarf_extract.h"
 #include "elf_mem.h"
@@ -49,6 +51,28 @@ static int extract_go(struct lidia_builder *b, struct lidia_elf *const *elfs, si
 	return err;
 }
 
+static const char *const default_debug_dirs[] = { "/usr/lib/debug", NULL };
+
+static const char *const *debug_dirs(const struct lidia_extract_opts *opts)
+{
+	const char *const *d = OPTS_GET(opts, debug_dirs, NULL);
+
+	return d ? d : default_debug_dirs;
+}
+
+static bool has_section_type(const struct lidia_elf *e, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	}
+	return false;
+}
+
 /* The image with the most DWARF: a debug file over its stripped binary. */
 static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
 {
@@ -56,12 +80,10 @@ static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
 	uint64_t best_size = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const unsigned char *data;
-		uint64_t addr, size;
+		uint64_t size;
 
-		if (elf_section_data(elfs[i], ".debug_info", &addr, &data, &size) ||
-		    elf_section_data(elfs[i], ".zdebug_info", &addr, &data, &size) ||
-		    elf_section_size(elfs[i], ".debug_info", &size)) {
+		if (elf_section_size(elfs[i], ".debug_info", &size) ||
+		    elf_section_size(elfs[i], ".zdebug_info", &size)) {
 			if (size > best_size) {
 				best = elfs[i];
 				best_size = size;
@@ -83,12 +105,24 @@ static int extract_debuginfo(struct lidia_builder *b, struct lidia_elf *const *e
 		.skip_go = st->go_functions > 0,
 	};
 	struct dwarf_extract_stats ds = { 0 };
-	struct lidia_elf *e = dwarf_image(elfs, n);
+	struct lidia_elf *e = dwarf_image(elfs, n), *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
+	Dwarf *alt_dw = NULL;
 	int err;
 
 	if (!e)
 		return 0;
-	err = extract_dwarf(b, e, NULL, &o, syms, dm, covered, &ds);
+	err = debug_sections_inflate(e, &inflated);
+	if (!err && !OPTS_GET(opts, no_debug_search, false) &&
+	    debug_find_alt(e, debug_dirs(opts), &alt) > 0 &&
+	    !(err = debug_sections_inflate(alt, &alt_inflated)))
+		alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf, DWARF_C_READ, NULL);
+	if (!err)
+		err = extract_dwarf(b, inflated ? inflated : e, alt_dw, &o, syms, dm, covered, &ds);
+	if (alt_dw)
+		dwarf_end(alt_dw);
+	lidia_elf_close(alt_inflated);
+	lidia_elf_close(alt);
+	lidia_elf_close(inflated);
 	if (ds.overlapping)
 		lidia_log(LIDIA_LOG_INFO, "%s: %zu DWARF subprogram ranges overlap another, dropped",
 			  e->name, ds.overlapping);
@@ -111,13 +145,45 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 	struct demangler dm = { .enabled = !OPTS_GET(opts, no_demangle, false) };
 	struct intervals covered = { 0 };
 	struct sym_vec syms = { 0 };
-	size_t nsym = 0;
+	struct lidia_elf **all = NULL, *opened[2];
+	size_t nsym = 0, nall = 0, nopened = 0;
 	int err = 0;
 
 	if (!n)
 		return LIDIA_E_INVAL;
-	for (size_t i = 0; i < n && !err; i++)
-		err = symbols_collect(&syms, elfs[i], symtab, dynsym);
+	/* What the images point at: a separate debug file, MiniDebugInfo. */
+	all = calloc(n + 2, sizeof(*all));
+	if (!all) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(all, elfs, n * sizeof(*elfs));
+	nall = n;
+	if (!OPTS_GET(opts, no_debug_search, false) && !OPTS_GET(opts, no_dwarf, false) &&
+	    !dwarf_image(all, nall)) {
+		for (size_t i = 0; i < n && nall == n; i++)
+			if (debug_find_file(elfs[i], debug_dirs(opts), &all[nall]) > 0)
+				opened[nopened++] = all[nall++];
+		st.found_debug_file = nall > n;
+	}
+	for (size_t i = 0; i < nall && !err; i++)
+		err = symbols_collect(&syms, all[i], symtab, dynsym);
+	if (!err && symtab) {
+		bool any_symtab = false;
+
+		for (size_t i = 0; i < nall; i++)
+			any_symtab |= has_section_type(all[i], SHT_SYMTAB);
+		for (size_t i = 0; i < n && !any_symtab && !err; i++) {
+			struct lidia_elf *mini;
+
+			if (debug_minidebuginfo(elfs[i], &mini) <= 0)
+				continue;
+			opened[nopened++] = mini;
+			err = symbols_collect(&syms, mini, true, false);
+			st.used_minidebuginfo = true;
+			break;
+		}
+	}
 	if (err)
 		goto out;
 	st.symbols_read = syms.n;
@@ -128,12 +194,15 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 		goto out;
 	intervals_normalize(&covered);
 	if (!OPTS_GET(opts, no_dwarf, false) &&
-	    (err = extract_debuginfo(b, elfs, n, opts, &syms, &dm, &covered, &st)))
+	    (err = extract_debuginfo(b, all, nall, opts, &syms, &dm, &covered, &st)))
 		goto out;
 	intervals_normalize(&covered);
 	err = functions_add_symbols(b, &syms, &covered, &dm, !OPTS_GET(opts, no_files, false), &nsym);
 	st.functions += nsym;
 out:
+	for (size_t i = 0; i < nopened; i++)
+		lidia_elf_close(opened[i]);
+	free(all);
 	demangler_release(&dm);
 	free(syms.v);
 	free(covered.v);

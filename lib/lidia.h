@@ -297,6 +297,13 @@ struct lidia_extract_opts {
 	bool no_files;	 /* no file names (function and call site) */
 	bool no_dwarf;	 /* leave DWARF out: symbols (and Go) only */
 	bool no_demangle; /* keep C++ and Rust names mangled */
+	/*
+	 * Debug roots searched for what the images point at: separate debug files
+	 * (<dir>/.build-id/xx/yyyy.debug, .gnu_debuglink) and dwz supplementary
+	 * files. NULL-terminated; NULL means { "/usr/lib/debug", NULL }.
+	 */
+	const char *const *debug_dirs;
+	bool no_debug_search; /* use only the images given */
 };
 #define LIDIA_EXTRACT_OPTS(...) \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
@@ -309,14 +316,19 @@ struct lidia_extract_stats {
 	size_t line_rows;      /* line-table rows added */
 	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
 	size_t dwarf_functions; /* function ranges from DWARF */
+	bool found_debug_file;  /* a separate debug file was found and read */
+	bool used_minidebuginfo; /* symbols from .gnu_debugdata */
 	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
 };
 
 /*
  * Extract every function of elfs[0..n) into b: the images of one build
  * (a stripped binary and its debug file, say), merged. A Go pclntab, where
- * there is one, gives its functions with inline frames and lines; where a
- * symbol names the same code, the pclntab wins. Function symbols
+ * there is one, gives its functions with inline frames and lines; DWARF
+ * (compressed or not, with its dwz supplementary file, split units and a
+ * separate debug file found by build ID or .gnu_debuglink) gives the other
+ * functions' inline frames and lines; symbols fill the rest (MiniDebugInfo
+ * when there is no .symtab). Function symbols
  * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
  * one address resolve to one name the same way every run; zero-size and
  * undefined symbols are dropped and overlapping ones are trimmed so that

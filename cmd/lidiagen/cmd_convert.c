@@ -30,6 +30,10 @@ static const char convert_usage[] =
 	"      --no-go           do not read Go's pclntab\n"
 	"      --no-dwarf        do not read DWARF (symbols and Go only)\n"
 	"      --no-demangle     keep C++, Rust and D names mangled\n"
+	"      --debug-dir DIR   where to look for separate debug files by build ID and\n"
+	"                        .gnu_debuglink, and dwz files (repeatable; default\n"
+	"                        /usr/lib/debug)\n"
+	"      --no-debug-search use only the files given\n"
 	"      --no-symtab       leave .symtab symbols out\n"
 	"      --no-dynsym       leave .dynsym symbols out\n"
 	"  -q, --quiet           print errors only\n"
@@ -174,6 +178,8 @@ int cmd_convert(int argc, char **argv)
 		{ "no-go", no_argument, NULL, 'G' },
 		{ "no-dwarf", no_argument, NULL, 'W' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "no-debug-search", no_argument, NULL, 'X' },
 		{ "no-symtab", no_argument, NULL, 'S' },
 		{ "no-dynsym", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -181,6 +187,8 @@ int cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char *debug_dirs[65];
+	size_t ndebug_dirs = 0;
 	struct convert c = {
 		.store = LIDIA_STORE_OPTS(.layout = LIDIA_LAYOUT_PYROSCOPE, .tenant = "anonymous"),
 		.extract = LIDIA_EXTRACT_OPTS(),
@@ -226,6 +234,17 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'M':
 			c.extract.no_demangle = true;
+			break;
+		case 'd':
+			if (ndebug_dirs + 1 >= sizeof(debug_dirs) / sizeof(debug_dirs[0])) {
+				error(NULL, "too many --debug-dir options");
+				return EXIT_USAGE;
+			}
+			debug_dirs[ndebug_dirs++] = optarg;
+			c.extract.debug_dirs = debug_dirs;
+			break;
+		case 'X':
+			c.extract.no_debug_search = true;
 			break;
 		case 'S':
 			c.extract.no_symtab = true;
