@@ -42,7 +42,7 @@ static int open_matching(const char *path, const char *want, struct lidia_elf **
 	struct lidia_elf *e;
 	char id[130];
 
-	if (access(path, R_OK) || lidia_elf_open(&e, path))
+	if (access(path, R_OK) || elf_image_open(&e, path, true))
 		return 0;
 	if (want && (lidia_elf_build_id(e, id, sizeof(id)) || strcmp(id, want))) {
 		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
@@ -208,7 +208,7 @@ int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out)
 		lidia_log(LIDIA_LOG_WARN, "%s: .gnu_debugdata: xz stream is corrupt", e->name);
 		return 0;
 	}
-	err = lidia_elf_open_mem(out, buf, out_pos, e->name);
+	err = elf_image_open_mem(out, buf, out_pos, e->name, true);
 	if (err) {
 		free(buf);
 		return err == LIDIA_E_NOT_ELF ? 0 : err;

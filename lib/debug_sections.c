@@ -166,7 +166,7 @@ int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out)
 		h->e_phoff = 0;
 		h->e_phnum = 0;
 	}
-	err = lidia_elf_open_mem(out, buf, total, e->name);
+	err = elf_image_open_mem(out, buf, total, e->name, true);
 	if (err)
 		goto fail;
 	(*out)->owned = buf;

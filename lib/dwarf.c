@@ -27,6 +27,12 @@ struct name_block {
 	char data[];
 };
 
+/* libdw's name of a file (a stable pointer), and ours. */
+struct path_slot {
+	const char *key;
+	const char *path;
+};
+
 /* A subprogram range found in the first pass. */
 struct subprog {
 	uint64_t lo, hi;
@@ -69,6 +75,12 @@ struct dw {
 	size_t cap_stack;
 	/* Demangled names given to the frames, kept until the builder has them. */
 	struct name_block *names;
+	/* The current unit's file names joined to its comp_dir, by libdw's name. */
+	const char *comp_dir;
+	size_t comp_len;
+	struct path_slot *paths;
+	size_t npaths, cap_paths;
+	struct name_block *path_names;
 	struct frames fr;
 };
 
@@ -169,32 +181,36 @@ static int resolve_overlaps(struct dw *w)
 
 /* ---- Names ---------------------------------------------------------------------- */
 
-/* Keep a copy of a name until the builder has interned it. */
-static const char *keep_name(struct dw *w, const char *s)
+/* A copy of a and b (either may be NULL) in the blocks of *list, which never move. */
+static const char *block_str(struct name_block **list, const char *a, const char *b)
 {
-	size_t n = strlen(s) + 1;
-	struct name_block *b = w->names;
+	size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0, n = na + nb + 1;
+	struct name_block *blk = *list;
+	char *p;
 
-	if (!b || b->cap - b->used < n) {
+	if (!blk || blk->cap - blk->used < n) {
 		size_t cap = n > 65536 ? n : 65536;
 
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return "??";
-		b->next = w->names;
-		b->used = 0;
-		b->cap = cap;
-		w->names = b;
+		blk = malloc(sizeof(*blk) + cap);
+		if (!blk)
+			return NULL;
+		blk->next = *list;
+		blk->used = 0;
+		blk->cap = cap;
+		*list = blk;
 	}
-	memcpy(b->data + b->used, s, n);
-	b->used += n;
-	return b->data + b->used - n;
+	p = blk->data + blk->used;
+	memcpy(p, a, na);
+	memcpy(p + na, b, nb);
+	p[na + nb] = '\0';
+	blk->used += n;
+	return p;
 }
 
-/* Forget the names kept for the last subprogram; keep one block for the next. */
-static void reset_names(struct dw *w, bool all)
+/* Empty *list for reuse (all: free every block). */
+static void reset_blocks(struct name_block **list, bool all)
 {
-	struct name_block *b = w->names;
+	struct name_block *b = *list;
 
 	while (b && (all || b->next)) {
 		struct name_block *next = b->next;
@@ -202,9 +218,85 @@ static void reset_names(struct dw *w, bool all)
 		free(b);
 		b = next;
 	}
-	w->names = b;
+	*list = b;
 	if (b)
 		b->used = 0;
+}
+
+/* Keep a copy of a name until the builder has interned it. */
+static const char *keep_name(struct dw *w, const char *s)
+{
+	const char *p = block_str(&w->names, s, NULL);
+
+	return p ? p : "??";
+}
+
+/*
+ * A file's name as llvm-symbolizer prints it: libdw joins the file to its
+ * include directory, and to the compilation directory only when that is
+ * absolute; a relative one (glibc's "./stdlib") is joined too.
+ */
+static const char *unit_path(struct dw *w, const char *name)
+{
+	size_t mask, i;
+
+	if (!name || name[0] == '/' || !w->comp_dir || !w->comp_dir[0])
+		return name;
+	/* DWARF 5's directory 0 is the compilation directory: already joined. */
+	w->comp_len = w->comp_len ? w->comp_len : strlen(w->comp_dir);
+	if (!strncmp(name, w->comp_dir, w->comp_len) && name[w->comp_len] == '/')
+		return name;
+	if (w->npaths * 2 >= w->cap_paths) { /* grow and rehash */
+		size_t cap = w->cap_paths ? w->cap_paths * 2 : 64;
+		struct path_slot *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return name;
+		for (size_t k = 0; k < w->cap_paths; k++) {
+			if (!w->paths[k].key)
+				continue;
+			for (i = ((uintptr_t)w->paths[k].key >> 4) & (cap - 1); slots[i].key;
+			     i = (i + 1) & (cap - 1))
+				;
+			slots[i] = w->paths[k];
+		}
+		free(w->paths);
+		w->paths = slots;
+		w->cap_paths = cap;
+	}
+	mask = w->cap_paths - 1;
+	for (i = ((uintptr_t)name >> 4) & mask; w->paths[i].key; i = (i + 1) & mask)
+		if (w->paths[i].key == name)
+			return w->paths[i].path;
+	{
+		size_t n = strlen(w->comp_dir);
+		const char *sep = w->comp_dir[n - 1] == '/' ? "" : "/";
+		const char *dir = block_str(&w->path_names, w->comp_dir, sep);
+		const char *joined;
+
+		if (!dir)
+			return name;
+		/* dir is a scratch copy; the joined path is what is kept */
+		joined = block_str(&w->path_names, dir, name);
+		if (!joined)
+			return name;
+		w->paths[i] = (struct path_slot){ name, joined };
+		w->npaths++;
+		return joined;
+	}
+}
+
+/* A new unit: its compilation directory, and no joined paths yet. */
+static void set_unit(struct dw *w, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+
+	w->comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+	w->comp_len = 0;
+	if (w->paths)
+		memset(w->paths, 0, w->cap_paths * sizeof(*w->paths));
+	w->npaths = 0;
+	reset_blocks(&w->path_names, false);
 }
 
 /*
@@ -290,7 +382,7 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 				const char *f = dwarf_filesrc(files, v, NULL, NULL);
 
 				if (f && strcmp(f, "???"))
-					n->call_file = f;
+					n->call_file = unit_path(w, f);
 				else
 					w->st->bad_file_index++;
 			}
@@ -389,7 +481,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	int err = 0;
 
 	w->nnodes = w->nivs = 0;
-	reset_names(w, false);
+	reset_blocks(&w->names, false);
 	dwarf_name = die_name(w, &die);
 	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1)))
 		return err;
@@ -456,7 +548,7 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 		dwarf_lineno(l, &line);
 		w->rows[w->nrows] = (struct row){
 			.addr = addr,
-			.file = end ? NULL : dwarf_linesrc(l, NULL, NULL),
+			.file = end ? NULL : unit_path(w, dwarf_linesrc(l, NULL, NULL)),
 			.line = end ? 0 : line,
 		};
 		if (w->nrows && addr < w->rows[w->nrows - 1].addr)
@@ -528,6 +620,7 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		Dwarf_Files *files = NULL;
 		size_t nfiles;
 
+		set_unit(&w, &cudies[unit]);
 		if ((err = load_rows(&w, &cudies[unit])))
 			break;
 		if (dwarf_getsrcfiles(&cudies[unit], &files, &nfiles))
@@ -553,7 +646,9 @@ out:
 	free(w.nodes);
 	free(w.ivs);
 	free(w.stack);
-	reset_names(&w, true);
+	reset_blocks(&w.names, true);
+	reset_blocks(&w.path_names, true);
+	free(w.paths);
 	dwarf_end(dw);
 	return err;
 }

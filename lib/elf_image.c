@@ -24,6 +24,12 @@ bool lidia_is_elf(const void *buf, size_t size)
 
 int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name)
 {
+	return elf_image_open_mem(out, buf, size, name, false);
+}
+
+int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name,
+		       bool any_type)
+{
 	struct lidia_elf *e;
 	int err = 0;
 
@@ -45,7 +51,7 @@ int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const cha
 		err = LIDIA_E_ELF;
 		goto out;
 	}
-	if (e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
+	if (!any_type && e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
 		err = LIDIA_E_ELF_TYPE;
 out:
 	if (err)
@@ -56,6 +62,11 @@ out:
 }
 
 int lidia_elf_open(struct lidia_elf **out, const char *path)
+{
+	return elf_image_open(out, path, false);
+}
+
+int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
 {
 	struct stat st;
 	void *map;
@@ -80,7 +91,7 @@ int lidia_elf_open(struct lidia_elf **out, const char *path)
 	close(fd);
 	if (err)
 		return err;
-	err = lidia_elf_open_mem(out, map, (size_t)st.st_size, path);
+	err = elf_image_open_mem(out, map, (size_t)st.st_size, path, any_type);
 	if (err) {
 		munmap(map, (size_t)st.st_size);
 		return err;

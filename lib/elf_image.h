@@ -16,4 +16,12 @@ struct lidia_elf {
 	char *name;
 };
 
+/*
+ * As lidia_elf_open() and lidia_elf_open_mem(), and with any_type also
+ * relocatable files: a dwz supplementary file is ET_REL.
+ */
+int elf_image_open(struct lidia_elf **out, const char *path, bool any_type);
+int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name,
+		       bool any_type);
+
 #endif
