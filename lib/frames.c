@@ -147,12 +147,29 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 		fr->depth--;
 	}
 	while (fr->depth < d) {
+		const char *call_file = fr->nodes[fr->chain[fr->depth + 1]].call_file;
+		struct frame_level *parent = &fr->levels[fr->depth];
+
+		/*
+		 * The frame outside is at the call site, in the call file: where its
+		 * range names another file (code from two files in one function), a
+		 * new piece starts here, so that its file and call line agree. Nothing
+		 * deeper is open, so the pieces still nest.
+		 */
+		if (call_file && parent->file && pc > parent->va && strcmp(call_file, parent->file)) {
+			int32_t n = parent->node;
+
+			if ((err = close_level(fr, fr->depth, pc)) ||
+			    (err = open_level(fr, fr->depth, n, pc)))
+				return err;
+			parent = &fr->levels[fr->depth];
+		}
+		/* A frame with no code of its own yet is in its child's call file. */
+		if (!parent->file)
+			parent->file = call_file;
 		fr->depth++;
 		if ((err = open_level(fr, fr->depth, fr->chain[fr->depth], pc)))
 			return err;
-		/* A frame with no code of its own is in its child's call file. */
-		if (!fr->levels[fr->depth - 1].file)
-			fr->levels[fr->depth - 1].file = fr->nodes[fr->chain[fr->depth]].call_file;
 	}
 
 	/* The innermost level owns this segment's file and line. */

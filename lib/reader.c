@@ -301,36 +301,37 @@ int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr, struct lidi
 		uint64_t va = va_at(r, i), depth = field_at(r, i, RF_DEPTH);
 
 		if (addr - va < field_at(r, i, RF_LENGTH)) {
-			if (n < cap) {
-				struct lidia_frame *f = &frames[n];
-				uint32_t line;
+			/* Every frame is read and checked, whether or not there is room for it. */
+			struct lidia_frame f;
+			uint32_t line;
 
-				if ((err = string_at(r, field_at(r, i, RF_FUNC), &f->function)) ||
-				    (err = string_at(r, field_at(r, i, RF_FILE), &f->file)))
+			if ((err = string_at(r, field_at(r, i, RF_FUNC), &f.function)) ||
+			    (err = string_at(r, field_at(r, i, RF_FILE), &f.file)))
+				return err;
+			if (n == 0) {
+				if ((err = line_for(r, i, addr - va, &line)))
 					return err;
-				if (n == 0) {
-					if ((err = line_for(r, i, addr - va, &line)))
-						return err;
-				} else {
-					line = (uint32_t)prev_call_line;
-				}
-				/*
-				 * An outer frame is at the call site of the frame just
-				 * inside it: that call file goes with the call line
-				 * (spec section 5), the range's own file is the fallback.
-				 */
-				if (n > 0 && prev_call_file) {
-					struct lidia_str cf;
-
-					if ((err = string_at(r, prev_call_file, &cf)))
-						return err;
-					if (cf.len)
-						f->file = cf;
-				}
-				f->line = line;
-				f->depth = (uint32_t)depth;
-				f->inlined = depth > 0;
+			} else {
+				line = (uint32_t)prev_call_line;
 			}
+			/*
+			 * An outer frame is at the call site of the frame just inside
+			 * it: that call file goes with the call line (spec section 5),
+			 * the range's own file is the fallback.
+			 */
+			if (n > 0 && prev_call_file) {
+				struct lidia_str cf;
+
+				if ((err = string_at(r, prev_call_file, &cf)))
+					return err;
+				if (cf.len)
+					f.file = cf;
+			}
+			f.line = line;
+			f.depth = (uint32_t)depth;
+			f.inlined = depth > 0;
+			if (n < cap)
+				frames[n] = f;
 			prev_call_line = field_at(r, i, RF_CALL_LINE);
 			prev_call_file = field_at(r, i, RF_CALL_FILE);
 			n++;
