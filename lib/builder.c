@@ -267,7 +267,7 @@ int lidia_builder_finalize(struct lidia_builder *b)
 
 	if (b->finalized)
 		return LIDIA_E_STATE;
-	qsort(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);
+	sort_array(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);
 
 	for (size_t i = 0; i < b->nranges; i++) {
 		const struct brange *r = &b->ranges[i];

@@ -167,7 +167,7 @@ static int resolve_overlaps(struct dw *w)
 		return -ENOMEM;
 	for (size_t i = 0; i < w->nsubs; i++)
 		order[i] = &w->subs[i];
-	qsort(order, w->nsubs, sizeof(*order), cmp_subprog);
+	sort_array(order, w->nsubs, sizeof(*order), cmp_subprog);
 	for (size_t i = 0; i < w->nsubs; i++) {
 		order[i]->kept = order[i]->lo >= end;
 		if (order[i]->kept)
@@ -200,8 +200,10 @@ static const char *block_str(struct name_block **list, const char *a, const char
 		*list = blk;
 	}
 	p = blk->data + blk->used;
-	memcpy(p, a, na);
-	memcpy(p + na, b, nb);
+	if (na)
+		memcpy(p, a, na);
+	if (nb)
+		memcpy(p + na, b, nb);
 	p[na + nb] = '\0';
 	blk->used += n;
 	return p;
@@ -485,7 +487,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	dwarf_name = die_name(w, &die);
 	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1)))
 		return err;
-	qsort(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
+	sort_array(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
 	for (size_t i = 0; i < count && !err; i++) {
 		struct subprog *s = &first[i];
 		const struct sym *sym;
@@ -556,7 +558,7 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 		w->nrows++;
 	}
 	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
-		qsort(w->rows, w->nrows, sizeof(*w->rows), cmp_row);
+		sort_array(w->rows, w->nrows, sizeof(*w->rows), cmp_row);
 	return 0;
 }
 

@@ -150,3 +150,44 @@ bool lidia_elf_is_debug_file(const struct lidia_elf *e)
 	}
 	return false;
 }
+
+void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	memset(out, 0, sizeof(*out));
+	out->debug_file = lidia_elf_is_debug_file(e);
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!n)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			out->has_symtab = true;
+		else if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
+			 (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
+			out->has_dwarf = true;
+		else if (!strcmp(n, ".gopclntab") || !strcmp(n, ".data.rel.ro.gopclntab") ||
+			 !strcmp(n, ".note.go.buildid"))
+			out->has_go = true;
+		if (sh.sh_type == SHT_NOTE && !strcmp(n, ".note.go.buildid")) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t off = 0, name_off, desc_off;
+			GElf_Nhdr nh;
+
+			/* Go's linker writes one note, owner "Go", type 4, the ID as text. */
+			if (d && gelf_getnote(d, off, &nh, &name_off, &desc_off) && nh.n_type == 4 &&
+			    nh.n_descsz < sizeof(out->go_build_id)) {
+				memcpy(out->go_build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				out->go_build_id[nh.n_descsz] = '\0';
+			}
+		}
+	}
+}

@@ -67,7 +67,7 @@ void symbols_resolve(struct sym_vec *syms)
 	uint64_t sized_end = 0;
 	size_t n = 0;
 
-	qsort(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
+	sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
 	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
 		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
 			syms->v[n++] = syms->v[i];

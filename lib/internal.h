@@ -73,6 +73,13 @@ static inline uint64_t le_field(const unsigned char *p, unsigned width)
 	return width == 8 ? le64(p) : width == 4 ? le32(p) : le16(p);
 }
 
+/* qsort, which must not be given a NULL base even for no elements. */
+static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /*
  * Grow *buf (of *cap elements of elem_size bytes) to hold at least need
  * elements, doubling. Returns 0 or -ENOMEM; *buf is unchanged on failure.

@@ -31,7 +31,7 @@ void intervals_normalize(struct intervals *s)
 {
 	size_t n = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_interval);
+	sort_array(s->v, s->n, sizeof(*s->v), cmp_interval);
 	for (size_t i = 0; i < s->n; i++) {
 		if (n && s->v[i].lo <= s->v[n - 1].hi) {
 			if (s->v[i].hi > s->v[n - 1].hi)

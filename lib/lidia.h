@@ -52,6 +52,7 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_NOT_ELF, "not an ELF file")                                          \
 	X(LIDIA_E_ELF, "malformed ELF file")                                           \
 	X(LIDIA_E_GO, "malformed Go pclntab")                                          \
+	X(LIDIA_E_ARCHIVE, "unreadable archive")                                       \
 	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")   \
 	X(LIDIA_E_NO_BUILD_ID, "no GNU build ID")                                      \
 	X(LIDIA_E_BUILD_ID_MISMATCH, "build IDs of the inputs differ")                 \
@@ -285,6 +286,17 @@ LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t he
 /* True when .text is NOBITS: a separate debug file. */
 LIDIA_API bool lidia_elf_is_debug_file(const struct lidia_elf *e);
 
+/* What an image holds, cheaply (section headers and notes only). */
+struct lidia_elf_info {
+	bool debug_file;	/* .text is NOBITS */
+	bool has_symtab;	/* a .symtab */
+	bool has_dwarf;		/* .debug_info (or .zdebug_info) with contents */
+	bool has_go;		/* a Go pclntab section or symbol */
+	char go_build_id[128];	/* the Go build ID note, "" when none */
+};
+
+LIDIA_API void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out);
+
 /* ---- Extraction --------------------------------------------------------- */
 
 struct lidia_extract_opts {
@@ -345,18 +357,29 @@ LIDIA_API int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *el
 enum lidia_layout {
 	LIDIA_LAYOUT_PYROSCOPE,	 /* symbolizer/<tenant>/<build-id> */
 	LIDIA_LAYOUT_FLAT,	 /* <build-id>.lidia */
+	LIDIA_LAYOUT_DEBUGINFOD, /* buildid/<build-id>/lidia, as debuginfod's URLs */
+	LIDIA_LAYOUT_TEMPLATE,	 /* the options' template */
 };
 
-/* The layout named "pyroscope" or "flat"; LIDIA_E_BAD_KEY for anything else. */
+/* The layout named "pyroscope", "flat" or "debuginfod"; LIDIA_E_BAD_KEY otherwise. */
 LIDIA_API int lidia_layout_parse(const char *name, enum lidia_layout *out);
 
 struct lidia_store_opts {
 	size_t sz;
 	enum lidia_layout layout;
 	const char *tenant; /* NULL: "anonymous" */
+	/*
+	 * LIDIA_LAYOUT_TEMPLATE: a relative path where {build_id} and {tenant}
+	 * are replaced, e.g. "symbols/{tenant}/{build_id}.lidia". It must contain
+	 * {build_id}; no "." or ".." element, no leading '/'.
+	 */
+	const char *template;
 };
 #define LIDIA_STORE_OPTS(...) \
 	((struct lidia_store_opts){ .sz = sizeof(struct lidia_store_opts), __VA_ARGS__ })
+
+/* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
+LIDIA_API bool lidia_template_valid(const char *template);
 
 /* True for a build ID that can become a key: lowercase hex, even length, 2 to 128 digits. */
 LIDIA_API bool lidia_build_id_valid(const char *hex);
@@ -379,6 +402,52 @@ LIDIA_API int lidia_store_key(char *key, size_t key_size, const char *build_id,
  * under key, and concurrent writers of one key leave one whole file.
  */
 LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key);
+
+/* The same for bytes already in memory. */
+LIDIA_API int lidia_store_write_buf(const void *buf, size_t size, const char *dir,
+				    const char *key);
+
+/* ---- Walk: ELF members of archives --------------------------------------- */
+
+/*
+ * The ELF members of archives (tar with any compression, zip, cpio, ar and
+ * so .deb/.ddeb, .rpm), archives inside archives included, streamed through
+ * libarchive: nothing is extracted to disk and no member name is ever used
+ * as a path.
+ */
+struct lidia_archive_limits {
+	uint64_t max_member; /* bytes of one ELF member (larger ones are refused) */
+	uint64_t max_total;  /* bytes read from one top-level archive, nested ones included */
+	unsigned max_depth;  /* archives inside archives */
+};
+
+struct lidia_archive_cb {
+	/*
+	 * An ELF member: path is "outer!inner!member" for messages; data (size
+	 * bytes, malloc'd) now belongs to the callee. Return non-zero to stop.
+	 */
+	int (*elf)(void *ctx, const char *path, const char *member, unsigned char *data,
+		   size_t size);
+	/* Whether to look at a member (its path inside its archive); NULL: all. */
+	bool (*want)(void *ctx, const char *member);
+	/* A problem with one member or the archive, as a message; the walk goes on where it can. */
+	void (*problem)(void *ctx, const char *path, const char *msg);
+	void *ctx;
+};
+
+/* True when the first bytes (at least 512 given, or the whole file) look like an archive. */
+LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);
+
+/*
+ * Walk the archive open at fd (or in memory), named path in messages.
+ * Returns 0 when walked (problems were reported through cb->problem and
+ * counted in *problems), or a negative error when it is no readable archive.
+ */
+LIDIA_API int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
+				    const struct lidia_archive_cb *cb, unsigned *problems);
+LIDIA_API int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
+				     const struct lidia_archive_limits *lim, const struct lidia_archive_cb *cb,
+		     unsigned *problems);
 
 #ifdef __cplusplus
 }

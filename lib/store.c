@@ -19,6 +19,8 @@ int lidia_layout_parse(const char *name, enum lidia_layout *out)
 		*out = LIDIA_LAYOUT_PYROSCOPE;
 	else if (!strcmp(name, "flat"))
 		*out = LIDIA_LAYOUT_FLAT;
+	else if (!strcmp(name, "debuginfod"))
+		*out = LIDIA_LAYOUT_DEBUGINFOD;
 	else
 		return LIDIA_E_BAD_KEY;
 	return 0;
@@ -52,6 +54,68 @@ bool lidia_tenant_valid(const char *t)
 	return true;
 }
 
+bool lidia_template_valid(const char *t)
+{
+	const char *p = t;
+
+	if (!t || !*t || t[0] == '/' || !strstr(t, "{build_id}") || strlen(t) > 256)
+		return false;
+	/* Each path element: not empty, not "." or "..", only safe characters. */
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			char c = p[i];
+
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			      c == '_' || c == '-' || c == '.' || c == '{' || c == '}'))
+				return false;
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+/* Expand {build_id} and {tenant}; anything else in braces is refused. */
+static int expand(char *key, size_t key_size, const char *t, const char *build_id,
+		  const char *tenant)
+{
+	size_t n = 0;
+
+	while (*t) {
+		const char *v = NULL;
+		size_t vn;
+
+		if (!strncmp(t, "{build_id}", 10)) {
+			v = build_id;
+			t += 10;
+		} else if (!strncmp(t, "{tenant}", 8)) {
+			v = tenant;
+			t += 8;
+		} else if (*t == '{' || *t == '}') {
+			return LIDIA_E_BAD_KEY;
+		}
+		if (v) {
+			vn = strlen(v);
+			if (n + vn >= key_size)
+				return -ENOSPC;
+			memcpy(key + n, v, vn);
+			n += vn;
+		} else {
+			if (n + 1 >= key_size)
+				return -ENOSPC;
+			key[n++] = *t++;
+		}
+	}
+	key[n] = '\0';
+	return 0;
+}
+
 int lidia_store_key(char *key, size_t key_size, const char *build_id,
 		    const struct lidia_store_opts *opts)
 {
@@ -70,6 +134,16 @@ int lidia_store_key(char *key, size_t key_size, const char *build_id,
 	case LIDIA_LAYOUT_FLAT:
 		n = snprintf(key, key_size, "%s.lidia", build_id);
 		break;
+	case LIDIA_LAYOUT_DEBUGINFOD:
+		n = snprintf(key, key_size, "buildid/%s/lidia", build_id);
+		break;
+	case LIDIA_LAYOUT_TEMPLATE: {
+		const char *t = OPTS_GET(opts, template, NULL);
+
+		if (!lidia_template_valid(t))
+			return LIDIA_E_BAD_KEY;
+		return expand(key, key_size, t, build_id, tenant);
+	}
 	default:
 		return LIDIA_E_BAD_KEY;
 	}
@@ -104,7 +178,31 @@ static void read_umask(void)
 	umask(process_umask);
 }
 
-int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)
+struct buf_src {
+	const void *buf;
+	size_t size;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int store(const char *dir, const char *key, struct lidia_builder *b,
+		 const struct buf_src *src)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	const char *base;
@@ -127,7 +225,7 @@ int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)
 	pthread_once(&umask_once, read_umask);
 	err = fchmod(fd, 0666 & ~process_umask) ? -errno : 0;
 	if (!err)
-		err = lidia_builder_write_fd(b, fd);
+		err = b ? lidia_builder_write_fd(b, fd) : write_all(fd, src->buf, src->size);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
@@ -135,4 +233,16 @@ int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)
+{
+	return store(dir, key, b, NULL);
+}
+
+int lidia_store_write_buf(const void *buf, size_t size, const char *dir, const char *key)
+{
+	struct buf_src src = { buf, size };
+
+	return store(dir, key, NULL, &src);
 }

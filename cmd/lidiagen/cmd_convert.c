@@ -279,7 +279,8 @@ int cmd_convert(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* Outputs in build-ID order, whatever the order of the inputs. */
-	qsort(c.groups, c.ngroups, sizeof(*c.groups), cmp_group);
+	if (c.ngroups > 1)
+		qsort(c.groups, c.ngroups, sizeof(*c.groups), cmp_group);
 	for (size_t i = 0; i < c.ngroups; i++) {
 		convert_group(&c, &c.groups[i]);
 		for (size_t k = 0; k < c.groups[i].n; k++)

@@ -93,7 +93,8 @@ static void verify_path(struct verify *v, const char *path)
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_name); /* messages in a stable order */
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name); /* messages in a stable order */
 	for (size_t i = 0; i < n; i++) {
 		char child[PATH_MAX];
 

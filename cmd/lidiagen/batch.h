@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The batch: walk the inputs (files, directories, archives), identify every
+ * ELF by build ID, pair binaries with their debug files wherever each was
+ * found, and convert each build ID once into the output tree.
+ */
+#ifndef LIDIAGEN_BATCH_H
+#define LIDIAGEN_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lidia.h"
+
+enum fallback_key {
+	FALLBACK_NONE,
+	FALLBACK_GO,	 /* hex of the Go build ID note */
+	FALLBACK_SHA256, /* the first 20 bytes of the file's SHA-256, in hex */
+};
+
+struct batch_opts {
+	const char *out_dir;	 /* "-": the one output to stdout */
+	struct lidia_store_opts store;
+	struct lidia_extract_opts extract;
+	const char *debug_dirs[65];
+	size_t ndebug_dirs;
+	bool recursive, follow_symlinks, force;
+	const char *include[64], *exclude[64];
+	size_t ninclude, nexclude;
+	unsigned jobs;		 /* 0: the number of cores */
+	const char *manifest;	 /* JSON Lines, one per build ID; NULL: none */
+	enum fallback_key fallback;
+	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
+	struct lidia_archive_limits limits;
+	const char *state;	 /* the re-run cache; NULL: DIR/.lidiagen-state */
+	bool no_state;
+};
+
+#define BATCH_DEFAULT_MAX_MEMBER (4ull << 30)
+#define BATCH_DEFAULT_MAX_TOTAL (64ull << 30)
+#define BATCH_DEFAULT_MAX_DEPTH 4
+
+/* Convert every input path; returns an exit code (EXIT_OK, EXIT_FAILED). */
+int batch_run(const struct batch_opts *opts, char **paths, size_t npaths);
+
+#endif

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Walk: ELF members of archives, nested, streamed (see lidia.h). */
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#define HEAD 512
+
+bool lidia_archive_magic(const unsigned char *h, size_t n)
+{
+	static const struct {
+		size_t off, len;
+		const char *bytes;
+	} magics[] = {
+		{ 0, 2, "\x1f\x8b" },			/* gzip */
+		{ 0, 3, "BZh" },			/* bzip2 */
+		{ 0, 6, "\xfd" "7zXZ\x00" },		/* xz */
+		{ 0, 4, "\x28\xb5\x2f\xfd" },		/* zstd */
+		{ 0, 4, "\x04\x22\x4d\x18" },		/* lz4 */
+		{ 0, 2, "\x5d\x00" },			/* lzma */
+		{ 257, 5, "ustar" },			/* tar */
+		{ 0, 4, "PK\x03\x04" },			/* zip */
+		{ 0, 4, "PK\x05\x06" },			/* empty zip */
+		{ 0, 8, "!<arch>\n" },			/* ar: .deb, .ddeb, .a */
+		{ 0, 4, "\xed\xab\xee\xdb" },		/* rpm */
+		{ 0, 6, "070701" },			/* cpio (newc) */
+		{ 0, 6, "070702" },			/* cpio (crc) */
+		{ 0, 6, "070707" },			/* cpio (odc) */
+		{ 0, 2, "\xc7\x71" },			/* cpio (binary, little-endian) */
+		{ 0, 2, "\x71\xc7" },			/* cpio (binary, big-endian) */
+		{ 0, 6, "7z\xbc\xaf\x27\x1c" },		/* 7-zip */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
+		if (n >= magics[i].off + magics[i].len &&
+		    !memcmp(h + magics[i].off, magics[i].bytes, magics[i].len))
+			return true;
+	return false;
+}
+
+struct walk {
+	const struct lidia_archive_limits *lim;
+	const struct lidia_archive_cb *cb;
+	uint64_t total; /* bytes read so far, all levels */
+	unsigned problems;
+	bool stop;
+};
+
+/* A nested archive reads its bytes from the member of its parent: first the head we peeked. */
+struct nested_src {
+	struct archive *parent;
+	const unsigned char *head;
+	size_t head_len;
+	bool head_done;
+	struct walk *w;
+	bool over; /* the expansion limit was reached */
+	char buf[65536];
+};
+
+static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
+{
+	struct nested_src *s = ctx;
+	la_ssize_t n;
+
+	(void)a;
+	if (!s->head_done) {
+		s->head_done = true;
+		if (s->head_len) {
+			*out = s->head;
+			return (la_ssize_t)s->head_len;
+		}
+	}
+	n = archive_read_data(s->parent, s->buf, sizeof(s->buf));
+	if (n > 0) {
+		s->w->total += (uint64_t)n;
+		if (s->w->total > s->w->lim->max_total) {
+			s->over = true;
+			return -1;
+		}
+	}
+	*out = s->buf;
+	return n;
+}
+
+static void problem(struct walk *w, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct walk *w, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->problems++;
+	if (w->cb->problem)
+		w->cb->problem(w->cb->ctx, path, msg);
+}
+
+/* A member name for messages: control characters shown as '?'. */
+static void clean_name(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && *src && i + 1 < size; src++)
+		dst[i++] = (unsigned char)*src < 0x20 || *src == 0x7f ? '?' : *src;
+	dst[i] = '\0';
+}
+
+static struct archive *new_reader(void)
+{
+	struct archive *a = archive_read_new();
+
+	if (a) {
+		archive_read_support_filter_all(a);
+		archive_read_support_format_all(a);
+	}
+	return a;
+}
+
+static int walk_entries(struct walk *w, struct archive *a, const char *path, unsigned depth);
+
+/* Read the rest of an ELF member after its head. */
+static void read_elf(struct walk *w, struct archive *a, const char *path, const char *member,
+		     const unsigned char *head, size_t head_len, int64_t size)
+{
+	size_t cap = size >= 0 ? (size_t)size : head_len * 2 + 65536, len = head_len;
+	unsigned char *data = malloc(cap ? cap : 1);
+
+	if (!data) {
+		problem(w, path, "out of memory reading a member of %lld bytes", (long long)size);
+		archive_read_data_skip(a);
+		return;
+	}
+	memcpy(data, head, head_len);
+	for (;;) {
+		la_ssize_t n;
+
+		if (len == cap) {
+			void *p;
+
+			if (cap >= w->lim->max_member) {
+				problem(w, path, "member larger than %llu bytes, refused",
+					(unsigned long long)w->lim->max_member);
+				free(data);
+				archive_read_data_skip(a);
+				return;
+			}
+			cap = cap * 2 > w->lim->max_member ? (size_t)w->lim->max_member : cap * 2;
+			if (!(p = realloc(data, cap))) {
+				problem(w, path, "out of memory");
+				free(data);
+				return;
+			}
+			data = p;
+		}
+		n = archive_read_data(a, data + len, cap - len);
+		if (n < 0) {
+			problem(w, path, "cannot read: %s", archive_error_string(a));
+			free(data);
+			return;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		w->total += (uint64_t)n;
+		if (w->total > w->lim->max_total) {
+			free(data);
+			return; /* said once, by the caller */
+		}
+	}
+	if (w->cb->elf(w->cb->ctx, path, member, data, len))
+		w->stop = true;
+}
+
+static void walk_nested(struct walk *w, struct archive *parent, const char *path,
+			const unsigned char *head, size_t head_len, unsigned depth)
+{
+	struct nested_src *src = calloc(1, sizeof(*src));
+	struct archive *a = new_reader();
+
+	if (!src || !a) {
+		problem(w, path, "out of memory");
+		goto out;
+	}
+	src->parent = parent;
+	src->head = head;
+	src->head_len = head_len;
+	src->w = w;
+	if (archive_read_open(a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
+		/* Compressed-looking data that is no archive: nothing to walk. */
+		goto out;
+	}
+	walk_entries(w, a, path, depth);
+out:
+	if (a)
+		archive_read_free(a);
+	free(src);
+}
+
+static int walk_entries(struct walk *w, struct archive *a, const char *path, unsigned depth)
+{
+	struct archive_entry *entry;
+	bool first = true;
+	int r;
+
+	while (!w->stop && (r = archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
+		unsigned char head[HEAD];
+		char member[1024], full[4096];
+		int64_t size;
+		la_ssize_t n;
+
+		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
+			if (first && depth > 0)
+				return 0; /* a member that only looked like an archive */
+			problem(w, path, "truncated or corrupt archive: %s", archive_error_string(a));
+			return -1;
+		}
+		first = false;
+		clean_name(member, sizeof(member), archive_entry_pathname(entry));
+		snprintf(full, sizeof(full), "%s!%s", path, member);
+		if (archive_entry_filetype(entry) != AE_IFREG ||
+		    (w->cb->want && !w->cb->want(w->cb->ctx, member)))
+			continue;
+		size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
+		n = archive_read_data(a, head, sizeof(head));
+		if (n < 0) {
+			problem(w, full, "cannot read: %s", archive_error_string(a));
+			if (r == ARCHIVE_FATAL)
+				return -1;
+			continue;
+		}
+		w->total += (uint64_t)n;
+		if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
+			if (size >= 0 && (uint64_t)size > w->lim->max_member) {
+				problem(w, full, "member of %lld bytes is larger than the limit of %llu, refused",
+					(long long)size, (unsigned long long)w->lim->max_member);
+				continue;
+			}
+			read_elf(w, a, full, member, head, (size_t)n, size);
+		} else if (lidia_archive_magic(head, (size_t)n)) {
+			if (depth + 1 > w->lim->max_depth) {
+				problem(w, full, "archives nested deeper than %u, not opened",
+					w->lim->max_depth);
+				continue;
+			}
+			walk_nested(w, a, full, head, (size_t)n, depth + 1);
+		}
+		if (w->total > w->lim->max_total) {
+			problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
+				(unsigned long long)w->lim->max_total);
+			w->stop = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int walk_top(struct archive *a, const char *path, const struct lidia_archive_limits *lim,
+		    const struct lidia_archive_cb *cb, unsigned *problems, int open_result)
+{
+	struct walk w = { .lim = lim, .cb = cb };
+	int err = 0;
+
+	if (open_result != ARCHIVE_OK) {
+		err = LIDIA_E_ARCHIVE;
+		goto out;
+	}
+	if (walk_entries(&w, a, path, 0) < 0 && !w.problems)
+		err = LIDIA_E_ARCHIVE;
+out:
+	archive_read_free(a);
+	if (problems)
+		*problems = w.problems;
+	return err;
+}
+
+int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
+		    const struct lidia_archive_cb *cb, unsigned *problems)
+{
+	struct archive *a = new_reader();
+
+	if (!a)
+		return -ENOMEM;
+	return walk_top(a, path, lim, cb, problems, archive_read_open_fd(a, fd, 65536));
+}
+
+int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
+		     const struct lidia_archive_limits *lim, const struct lidia_archive_cb *cb,
+		     unsigned *problems)
+{
+	struct archive *a = new_reader();
+
+	if (!a)
+		return -ENOMEM;
+	return walk_top(a, path, lim, cb, problems, archive_read_open_memory(a, buf, size));
+}

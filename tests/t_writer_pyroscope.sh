@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Writer vs Pyroscope: every file lidiagen writes must open in Pyroscope's
+# reader with its CRC check on ($PYROSCOPE_LOOKUP re-states it), and that
+# reader must find lidiagen's frames: at addresses taken from each input's own
+# symbol tables, both of them (start, quarter points, end-1 and end of every
+# function symbol, the byte before it, and a sweep through its bytes at a
+# stride that keeps the total near 20000: every byte of small programs; never
+# addresses from our output), the (function, file) frames of
+# `pyroscope_lookup.py --json FILE ADDR...` equal `lidiagen lookup --json`'s.
+# One example per differing frame chain is shown.
+# Inputs: every golden input that has a GNU build ID, the golden split pair
+# converted together, and the test programs of tests/lib/fixtures.sh.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+. "$TESTS_LIB/fixtures.sh"
+
+work=$(scratch out)
+
+# check_file LABEL INPUT...: convert, then compare.
+check_file() {
+	local label=$1
+	shift
+	convert_one "writer $label" "$work/$label" "$@" || return
+	"$PYTHON" "$TESTS_LIB/lidiacheck.py" pyroscope "$LIDIAGEN" "$PYROSCOPE_LOOKUP" "$label" \
+		"$LIDIA_OUT" "$@"
+}
+
+inputs=$SHARED/golden/inputs
+no_id=()
+for f in "$inputs"/*; do
+	[ -f "$f" ] || continue
+	if [ -z "$(build_id "$f")" ]; then
+		no_id+=("$(basename "$f")")
+		continue
+	fi
+	check_file "golden-$(basename "$f")" "$f"
+done
+[ ${#no_id[@]} -gt 0 ] && note "golden inputs without a GNU build ID (nothing to write): ${no_id[*]}"
+if [ -f "$inputs/c-o2-stripped" ] && [ -f "$inputs/c-o2-g.debug" ]; then
+	check_file golden-split-pair "$inputs/c-o2-stripped" "$inputs/c-o2-g.debug"
+fi
+
+# product NAME: the file a fixture variant is converted from.
+for v in $FX_VARIANTS_C $FX_VARIANTS_CXX lib-gcc-O2 lib-stripped c-gcc-O2-stripped \
+	c-rdynamic-stripped c-split go-exe go-pie; do
+	case $v in
+	go-*) need_tool go "$GO" || continue ;;
+	esac
+	if ! fx_build "$v"; then
+		not_ok "writer $v: fixture builds" "$FX_LOG"
+		continue
+	fi
+	note "build $v: $(cat "$FX/.cmd")"
+	case $v in
+	lib-gcc-O2) check_file "$v" "$FX/liboracle.so" ;;
+	lib-stripped) check_file "$v" "$FX/liboracle-stripped.so" ;;
+	c-split) check_file "$v" "$FX/c-split" "$FX/c-split.debug" ;;
+	*) check_file "$v" "$FX/$v" ;;
+	esac
+done
+note "go: $GO; go builds ran with: $(fx_go_env)"
