@@ -86,8 +86,12 @@ struct dw {
 
 static bool code_range(uint64_t lo, uint64_t hi)
 {
-	/* 0 and -1 are what linkers leave for code they discarded. */
-	return hi > lo && lo != 0 && lo != (uint64_t)-1 && hi != (uint64_t)-1;
+	/*
+	 * 0 and -1 are what linkers leave for code they discarded; line offsets
+	 * are 32-bit, and no real function is 4 GiB long.
+	 */
+	return hi > lo && lo != 0 && lo != (uint64_t)-1 && hi != (uint64_t)-1 &&
+	       hi - lo <= UINT32_MAX;
 }
 
 /* ---- First pass: subprogram ranges -------------------------------------------- */

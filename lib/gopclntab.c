@@ -180,8 +180,8 @@ static bool read_func(const struct gotab *t, uint64_t i, struct gofunc *f)
 	int64_t nameoff;
 
 	if (!ftab_entry(t, i, &f->entry, &funcoff) || !ftab_entry(t, i + 1, &f->end, NULL) ||
-	    f->end < f->entry)
-		return false;
+	    f->end < f->entry || f->end - f->entry > UINT32_MAX || funcoff > t->size)
+		return false; /* line offsets are 32-bit: no function is larger than that */
 	f->off = base + funcoff;
 	r = at(t, f->off, fixed);
 	if (!r)
@@ -259,12 +259,14 @@ static int decode_pcvalue(const struct gotab *t, uint32_t off, uint64_t entry, u
 		void *vp;
 		int err;
 
+		/* As the runtime: a single zero byte (not any encoding of 0) ends the table. */
+		if (p < lim && *p == 0 && !first)
+			break;
 		if (!uvarint(&p, lim, &uv))
 			return LIDIA_E_GO;
-		if (uv == 0 && !first)
-			break;
 		first = false;
-		val += (int32_t)(-(uv & 1) ^ (uv >> 1));
+		/* Zig-zag, wrapping as Go's int32 arithmetic does. */
+		val = (int32_t)((uint32_t)val + (-(uv & 1) ^ (uv >> 1)));
 		if (!uvarint(&p, lim, &pcd))
 			return LIDIA_E_GO;
 		pc += (uint64_t)pcd * t->quantum;
@@ -321,7 +323,13 @@ static bool inltree_va(const struct gotab *t, const struct gofunc *f, uint64_t *
 {
 	const unsigned char *p;
 
-	if (f->nfuncdata <= FUNCDATA_INLTREE || f->npcdata <= PCDATA_INLTREEINDEX)
+	/*
+	 * The 1.2 header (Go 1.2 to 1.15) does not say which release wrote it,
+	 * and the inline tree's slots and layout changed within that span (1.9,
+	 * 1.12, 1.13): no inline frames from it rather than wrong ones.
+	 */
+	if (t->version == GO_1_2 || f->nfuncdata <= FUNCDATA_INLTREE ||
+	    f->npcdata <= PCDATA_INLTREEINDEX)
 		return false;
 	if (t->version >= GO_1_18) {
 		uint64_t off;
@@ -399,6 +407,11 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 			max = s->inl.v[i].val;
 	if (max < 0)
 		return 0;
+	/* The last entry must be readable before room is made for all of them. */
+	if (!t->read_va ||
+	    !t->read_va(t->ctx, tree + (uint64_t)max * (t->version >= GO_1_20 ? 16 : 20),
+			t->version >= GO_1_20 ? 16 : 20))
+		return LIDIA_E_GO;
 	p = s->nodes;
 	if ((err = lidia_grow(&p, &s->cap_nodes, (size_t)max + 1, sizeof(*s->nodes))))
 		return err;
