@@ -19,13 +19,7 @@
 #include "frames.h"
 #include "functions.h"
 #include "internal.h"
-
-/* Storage for names that must outlive the demangler's buffer; never moves. */
-struct name_block {
-	struct name_block *next;
-	size_t used, cap;
-	char data[];
-};
+#include "name_blocks.h"
 
 /* libdw's name of a file (a stable pointer), and ours. */
 struct path_slot {
@@ -185,54 +179,10 @@ static int resolve_overlaps(struct dw *w)
 
 /* ---- Names ---------------------------------------------------------------------- */
 
-/* A copy of a and b (either may be NULL) in the blocks of *list, which never move. */
-static const char *block_str(struct name_block **list, const char *a, const char *b)
-{
-	size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0, n = na + nb + 1;
-	struct name_block *blk = *list;
-	char *p;
-
-	if (!blk || blk->cap - blk->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-
-		blk = malloc(sizeof(*blk) + cap);
-		if (!blk)
-			return NULL;
-		blk->next = *list;
-		blk->used = 0;
-		blk->cap = cap;
-		*list = blk;
-	}
-	p = blk->data + blk->used;
-	if (na)
-		memcpy(p, a, na);
-	if (nb)
-		memcpy(p + na, b, nb);
-	p[na + nb] = '\0';
-	blk->used += n;
-	return p;
-}
-
-/* Empty *list for reuse (all: free every block). */
-static void reset_blocks(struct name_block **list, bool all)
-{
-	struct name_block *b = *list;
-
-	while (b && (all || b->next)) {
-		struct name_block *next = b->next;
-
-		free(b);
-		b = next;
-	}
-	*list = b;
-	if (b)
-		b->used = 0;
-}
-
 /* Keep a copy of a name until the builder has interned it. */
 static const char *keep_name(struct dw *w, const char *s)
 {
-	const char *p = block_str(&w->names, s, NULL);
+	const char *p = name_blocks_str(&w->names, s, NULL);
 
 	return p ? p : "??";
 }
@@ -277,13 +227,13 @@ static const char *unit_path(struct dw *w, const char *name)
 	{
 		size_t n = strlen(w->comp_dir);
 		const char *sep = w->comp_dir[n - 1] == '/' ? "" : "/";
-		const char *dir = block_str(&w->path_names, w->comp_dir, sep);
+		const char *dir = name_blocks_str(&w->path_names, w->comp_dir, sep);
 		const char *joined;
 
 		if (!dir)
 			return name;
 		/* dir is a scratch copy; the joined path is what is kept */
-		joined = block_str(&w->path_names, dir, name);
+		joined = name_blocks_str(&w->path_names, dir, name);
 		if (!joined)
 			return name;
 		w->paths[i] = (struct path_slot){ name, joined };
@@ -302,7 +252,7 @@ static void set_unit(struct dw *w, Dwarf_Die *cudie)
 	if (w->paths)
 		memset(w->paths, 0, w->cap_paths * sizeof(*w->paths));
 	w->npaths = 0;
-	reset_blocks(&w->path_names, false);
+	name_blocks_reset(&w->path_names, false);
 }
 
 /*
@@ -487,7 +437,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	int err = 0;
 
 	w->nnodes = w->nivs = 0;
-	reset_blocks(&w->names, false);
+	name_blocks_reset(&w->names, false);
 	dwarf_name = die_name(w, &die);
 	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1)))
 		return err;
@@ -652,8 +602,8 @@ out:
 	free(w.nodes);
 	free(w.ivs);
 	free(w.stack);
-	reset_blocks(&w.names, true);
-	reset_blocks(&w.path_names, true);
+	name_blocks_reset(&w.names, true);
+	name_blocks_reset(&w.path_names, true);
 	free(w.paths);
 	dwarf_end(dw);
 	return err;

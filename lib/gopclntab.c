@@ -16,11 +16,14 @@
  *               parent, file and line (a call site is found at parentPc)
  * Every offset read from the table is checked against the blob before use.
  */
+#include <stdio.h>
+
 #include "builder.h"
 #include "elf_mem.h"
 #include "frames.h"
 #include "gopclntab.h"
 #include "internal.h"
+#include "name_blocks.h"
 
 #define PCDATA_INLTREEINDEX 2
 #define FUNCDATA_INLTREE 3
@@ -204,6 +207,26 @@ static bool read_func(const struct gotab *t, uint64_t i, struct gofunc *f)
 	return f->name != NULL;
 }
 
+/*
+ * A function name as the runtime prints it (funcNameForPrint, Go 1.21+):
+ * instantiation shapes between the first '[' and the last ']' become
+ * "[...]". Go 1.18-1.20 linkers already wrote names so; this makes every
+ * version's names agree with the runtime's frames and pprof's profiles.
+ */
+static const char *print_name(struct name_block **blocks, const char *name)
+{
+	const char *open = strchr(name, '['), *close;
+	char buf[512];
+
+	if (!open || !(close = strrchr(name, ']')) || close < open ||
+	    (close - open == 4 && !strncmp(open, "[...]", 5)))
+		return name;
+	if ((size_t)(open - name) + 5 + strlen(close + 1) + 1 > sizeof(buf))
+		return name;
+	snprintf(buf, sizeof(buf), "%.*s[...]%s", (int)(open - name), name, close + 1);
+	return name_blocks_str(blocks, buf, NULL) ?: name;
+}
+
 /* ---- pc-value tables ------------------------------------------------------- */
 
 /* A run of a pc-value table: value applies up to (not including) end. */
@@ -380,6 +403,7 @@ struct scratch {
 	struct frame_node *nodes;
 	size_t cap_nodes;
 	struct frames fr;
+	struct name_block *names; /* names as printed, for the current function */
 };
 
 /*
@@ -407,6 +431,9 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 			max = s->inl.v[i].val;
 	if (max < 0)
 		return 0;
+	/* Each inlined call covers at least one pc: more of them than bytes is a bad table. */
+	if ((uint64_t)max >= f->end - f->entry)
+		return LIDIA_E_GO;
 	/* The last entry must be readable before room is made for all of them. */
 	if (!t->read_va ||
 	    !t->read_va(t->ctx, tree + (uint64_t)max * (t->version >= GO_1_20 ? 16 : 20),
@@ -424,6 +451,7 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 
 		if (!read_inl(t, tree, i, n, &parent_pc))
 			return LIDIA_E_GO;
+		n->name = print_name(&s->names, n->name);
 		pc = f->entry + parent_pc;
 		n->parent = run_value(&s->inl, pc);
 		if (n->parent < -1)
@@ -455,7 +483,7 @@ static int extract_func(const struct gotab *t, const struct gofunc *f,
 	s->inl.n = 0;
 	if (opts->inlines && (err = read_nodes(t, f, s, &nnodes)))
 		return err;
-	if ((err = frames_begin(&s->fr, f->name, s->nodes, nnodes, f->entry)))
+	if ((err = frames_begin(&s->fr, print_name(&s->names, f->name), s->nodes, nnodes, f->entry)))
 		return err;
 	/* Sweep the three tables together, one elementary run at a time. */
 	while (pc < f->end) {
@@ -506,6 +534,7 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 		}
 		if (f.end == f.entry)
 			continue;
+		name_blocks_reset(&s.names, false);
 		err = extract_func(t, &f, opts, &s);
 		if (err == LIDIA_E_GO) {
 			/*
@@ -513,7 +542,7 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 			 * take back what it added and keep its name and extent.
 			 */
 			struct lidia_range_desc r = { .va = f.entry, .length = f.end - f.entry,
-						      .func = f.name };
+						      .func = print_name(&s.names, f.name) };
 
 			builder_truncate(b, before);
 			stats->bad_functions++;
@@ -530,6 +559,7 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 	free(s.line.v);
 	free(s.inl.v);
 	free(s.nodes);
+	name_blocks_reset(&s.names, true);
 	frames_release(&s.fr);
 	return err;
 }
@@ -566,6 +596,20 @@ static bool plausible(const struct gotab *t)
 		prev = f.entry;
 	}
 	return true;
+}
+
+/*
+ * runtime.text in a 1.18+ header is a pointer: where the linker left it to
+ * a RELATIVE relocation (lld does, GNU ld and Go's linker write it in place
+ * as well), the relocation's addend is the value.
+ */
+static void text_start_relocated(const struct lidia_elf *e, struct gotab *t)
+{
+	uint64_t v;
+
+	if (t->version >= GO_1_18 && !t->text_start &&
+	    elf_read_word(e, t->va + 8 + 2 * (uint64_t)t->ptr_size, t->ptr_size, &v) && v)
+		t->text_start = v;
 }
 
 /* Word k (pointer-sized) of the module data at md. */
@@ -675,8 +719,10 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 			    (be ? p[off] != 0xff || p[off + 1] != 0xff || p[off + 2] != 0xff
 				: p[off + 3] != 0xff || p[off + 2] != 0xff || p[off + 1] != 0xff))
 				continue;
-			if (gotab_parse(t, p + off, ph.p_filesz - off, ph.p_vaddr + off, be) ||
-			    !plausible(t))
+			if (gotab_parse(t, p + off, ph.p_filesz - off, ph.p_vaddr + off, be))
+				continue;
+			text_start_relocated(e, t);
+			if (!plausible(t))
 				continue;
 			t->read_va = elf_read_va_cb;
 			t->read_word = elf_read_word_cb;
@@ -708,6 +754,7 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 		t->read_va = elf_read_va_cb;
 		t->read_word = elf_read_word_cb;
 		t->ctx = (void *)e;
+		text_start_relocated(e, t);
 		if (!plausible(t))
 			return LIDIA_E_GO;
 		if (t->version >= GO_1_18) {
@@ -717,14 +764,6 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 				t->have_gofunc = true;
 			else
 				find_moduledata(e, t, &blob);
-		}
-		if (t->version >= GO_1_18 && t->text_start == 0) {
-			/* A header whose runtime.text awaits relocation: .text's address is the same. */
-			const unsigned char *d;
-			uint64_t tva, tsize;
-
-			if (elf_section_data(e, ".text", &tva, &d, &tsize))
-				t->text_start = tva;
 		}
 		return 1;
 	}
