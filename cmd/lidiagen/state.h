@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the batch knows of its inputs: every top-level file, and every ELF
+ * part found in it, with its key and what it holds. Saved in the output tree
+ * (.lidiagen-state) so that a re-run reads only the inputs that changed.
+ */
+#ifndef LIDIAGEN_STATE_H
+#define LIDIAGEN_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lidia.h"
+
+enum input_kind { INPUT_UNKNOWN, INPUT_ELF, INPUT_ARCHIVE, INPUT_OTHER };
+
+struct state_input {
+	char *path;
+	uint64_t size;
+	int64_t mtime; /* ns */
+	enum input_kind kind;
+	bool from_state; /* unchanged since the saved run: not read again */
+};
+
+struct state_part {
+	char *path;   /* the file, or file!member!member */
+	char *member; /* the member's path in its archive, NULL for a file */
+	size_t input;
+	char key[130];
+	struct lidia_elf_info info;
+	uint64_t size;
+};
+
+/* What converting a key's parts gave last time: its level (see batch.c). */
+struct state_output {
+	char key[130];
+	int level;
+};
+
+struct state {
+	struct state_output *outputs;
+	size_t noutputs, cap_outputs;
+	struct state_input *inputs;
+	size_t ninputs, cap_inputs;
+	struct state_part *parts;
+	size_t nparts, cap_parts;
+	struct state *saved; /* the last run's, while adding inputs */
+};
+
+#define STATE_DUPLICATE (-2)
+
+void state_init(struct state *s);
+void state_release(struct state *s);
+
+/*
+ * Read the saved state at path; a missing, unreadable or older-format file,
+ * or ignore set, leaves nothing saved (everything is read again).
+ */
+void state_load(struct state *s, const char *path, bool ignore);
+
+/* Write the state to path atomically (temporary file, rename). */
+int state_save(const struct state *s, const char *path);
+
+/*
+ * Add a top-level input; when the saved state has it with the same size and
+ * mtime, its parts come along and the input is marked from_state. Returns
+ * its index, STATE_DUPLICATE when the path is there already, or -ENOMEM.
+ */
+ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_t mtime);
+
+int state_add_part(struct state *s, size_t input, const char *path, const char *member,
+		   const char *key, const struct lidia_elf_info *info, uint64_t size);
+
+/* Remember (or look up: -1 when unknown) the level a key's conversion gave. */
+int state_set_output(struct state *s, const char *key, int level);
+int state_output_level(const struct state *s, const char *key);
+
+/* Sort the parts by key, then path: the order every decision is made in. */
+void state_sort_parts(struct state *s);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Walk: the files named, and (with --recursive) those under the directories named. */
+#ifndef LIDIAGEN_WALK_H
+#define LIDIAGEN_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct walk_opts {
+	bool recursive, follow_symlinks;
+	const char *const *include, *const *exclude;
+	size_t ninclude, nexclude;
+};
+
+/* True when path passes the --include and --exclude globs. */
+bool walk_wanted(const struct walk_opts *o, const char *path);
+
+/*
+ * Call fn for every regular file: each path named (explicit = true), and
+ * each file under a directory named (explicit = false), in sorted order.
+ * Symbolic links under directories are followed only with follow_symlinks,
+ * and a directory is never entered twice (no loops). Problems (a missing
+ * path, a directory without --recursive) go to problem(); returns how many.
+ */
+size_t walk_paths(const struct walk_opts *o, char **paths, size_t npaths,
+		  void (*fn)(void *ctx, const char *path, bool explicit),
+		  void (*problem)(void *ctx, const char *path, const char *msg), void *ctx);
+
+#endif
