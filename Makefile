@@ -24,11 +24,13 @@ PKG_CONFIG ?= pkg-config
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/bin/llvm-config) llvm-config)
 LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
-DEPS    := libelf libdw libzstd liblzma zlib
+# The library's dependencies, and the command's (the YAML config).
+DEPS    := libelf libdw libzstd liblzma zlib libarchive
+CMD_DEPS := yaml-0.1
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \
-	$(shell $(PKG_CONFIG) --cflags $(DEPS))
+	$(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS))
 LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lstdc++ -lpthread
 ALL_CXXFLAGS := -std=c++17 -Wall -Wextra $(CFLAGS) -fvisibility=hidden -I$(LLVM_INCLUDE) \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
@@ -43,7 +45,7 @@ else
 Q := @
 endif
 
-# Build products go under build/ (build/asan for sanitizer builds), so that
+# Build products go under build/ (build/san for sanitizer builds), so that
 # sanitized and plain objects never mix.
 B := build$(if $(SANITIZE),/san)
 
@@ -97,7 +99,7 @@ $(SHARED): $(LIB_PIC) lib/liblidia.map
 
 $(BIN): $(CMD_OBJ) $(STATIC)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CMD_DEPS))
 
 # The .pc file is made at install time, so it always names the PREFIX installed to.
 PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -140,7 +142,7 @@ bench: all
 # ---- install ------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lidiagen
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/liblidia.a
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION)
@@ -149,12 +151,15 @@ install: all
 	install -m 644 lib/lidia.h $(DESTDIR)$(INCLUDEDIR)/lidia.h
 	sed $(PC_SED) lib/lidia.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
 	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
+	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
 		$(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR) \
 		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1
+		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
+		$(DESTDIR)$(DATADIR)/lidiagen.yaml
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -rf build

@@ -369,17 +369,17 @@ struct lidia_store_opts {
 	enum lidia_layout layout;
 	const char *tenant; /* NULL: "anonymous" */
 	/*
-	 * LIDIA_LAYOUT_TEMPLATE: a relative path where {build_id} and {tenant}
+	 * LIDIA_LAYOUT_TEMPLATE (key_template): a relative path where {build_id} and {tenant}
 	 * are replaced, e.g. "symbols/{tenant}/{build_id}.lidia". It must contain
 	 * {build_id}; no "." or ".." element, no leading '/'.
 	 */
-	const char *template;
+	const char *key_template;
 };
 #define LIDIA_STORE_OPTS(...) \
 	((struct lidia_store_opts){ .sz = sizeof(struct lidia_store_opts), __VA_ARGS__ })
 
 /* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
-LIDIA_API bool lidia_template_valid(const char *template);
+LIDIA_API bool lidia_template_valid(const char *key_template);
 
 /* True for a build ID that can become a key: lowercase hex, even length, 2 to 128 digits. */
 LIDIA_API bool lidia_build_id_valid(const char *hex);

@@ -138,7 +138,7 @@ int lidia_store_key(char *key, size_t key_size, const char *build_id,
 		n = snprintf(key, key_size, "buildid/%s/lidia", build_id);
 		break;
 	case LIDIA_LAYOUT_TEMPLATE: {
-		const char *t = OPTS_GET(opts, template, NULL);
+		const char *t = OPTS_GET(opts, key_template, NULL);
 
 		if (!lidia_template_valid(t))
 			return LIDIA_E_BAD_KEY;

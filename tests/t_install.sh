@@ -45,7 +45,9 @@ check "a program builds against the installed shared library" [ $? -eq 0 ] || di
 out=$(LD_LIBRARY_PATH=$stage/usr/lib "$TEST_TMP/consumer" 2>&1)
 check "and runs: $out" [ $? -eq 0 ]
 out=$(cc -std=c11 -Wall -Werror -o "$TEST_TMP/consumer-static" "$TEST_TMP/consumer.c" \
-	$(pkg-config --cflags lidia) "$stage/usr/lib/liblidia.a" $(pkg-config --static --libs-only-l lidia | sed 's/-llidia//') 2>&1)
+	$(pkg-config --cflags lidia) "$stage/usr/lib/liblidia.a" \
+	$(pkg-config --libs $(sed -n 's/^Requires.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc")) \
+	$(sed -n 's/^Libs.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc") 2>&1)
 check "a program links the static library" [ $? -eq 0 ] || diag "$out"
 check "exports only lidia_ symbols" bash -c "! nm -D --defined-only '$stage/usr/lib/liblidia.so' | awk '\$2 == \"T\" { print \$3 }' | grep -v '^lidia_'"
 

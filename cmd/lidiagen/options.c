@@ -163,7 +163,7 @@ int option_apply(struct batch_opts *o, const char *name, const char *value, bool
 			return BAD("layout-template: '%s' is not a relative path with {build_id} "
 				   "(and maybe {tenant}) of letters, digits, '_', '-', '.'",
 				   value);
-		o->store.template = value;
+		o->store.key_template = value;
 		o->store.layout = LIDIA_LAYOUT_TEMPLATE;
 	} else if (!strcmp(name, "tenant")) {
 		if (!lidia_tenant_valid(value))
@@ -239,7 +239,7 @@ int option_apply(struct batch_opts *o, const char *name, const char *value, bool
 
 int options_check(struct batch_opts *o, char *err, size_t err_size)
 {
-	if (o->store.layout == LIDIA_LAYOUT_TEMPLATE && !o->store.template)
+	if (o->store.layout == LIDIA_LAYOUT_TEMPLATE && !o->store.key_template)
 		return BAD("--layout template needs --layout-template");
 	o->debug_dirs[o->ndebug_dirs] = NULL;
 	o->extract.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL;
