@@ -843,10 +843,8 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 
 	pthread_mutex_init(&b.lock, NULL);
 	state_init(&b.state);
-	if (!to_stdout && !o->no_state) {
-		snprintf(state_path, sizeof(state_path), "%s", o->state ? o->state : "");
-		if (!o->state)
-			snprintf(state_path, sizeof(state_path), "%s/.lidiagen-state", o->out_dir);
+	if (!to_stdout && !o->no_state && o->state) {
+		snprintf(state_path, sizeof(state_path), "%s", o->state);
 		state_load(&b.state, state_path, o->force);
 	}
 	if (pool_start(&b.pool, jobs)) {

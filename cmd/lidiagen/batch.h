@@ -33,7 +33,7 @@ struct batch_opts {
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
 	struct lidia_archive_limits limits;
-	const char *state;	 /* the re-run cache; NULL: DIR/.lidiagen-state */
+	const char *state;	 /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;
 };
 
