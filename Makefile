@@ -24,14 +24,19 @@ PKG_CONFIG ?= pkg-config
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/bin/llvm-config) llvm-config)
 LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
-# The library's dependencies, and the command's (the YAML config).
-DEPS    := libelf libdw libzstd liblzma zlib libarchive
+# The library's dependencies, and the command's (the YAML config). libarchive
+# is loaded when the first archive is met (lib/archive_walk.c): headers only.
+DEPS    := libelf libdw libzstd liblzma zlib
+LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
 CMD_DEPS := yaml-0.1
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \
-	$(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS))
-LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lstdc++ -lpthread
+	$(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS)
+LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
+# The demangler's few uses of libstdc++ are linked in: loading the whole
+# shared libstdc++ costs 1.6 MB of resident memory at start-up.
+STATIC_CXX := -static-libstdc++ -static-libgcc
 ALL_CXXFLAGS := -std=c++17 -Wall -Wextra $(CFLAGS) -fvisibility=hidden -I$(LLVM_INCLUDE) \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 ifneq ($(SANITIZE),)
@@ -92,14 +97,14 @@ $(STATIC): $(LIB_OBJ) $(LLVM_DEMANGLE)
 
 $(SHARED): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,liblidia.so.$(SOMAJOR) -Wl,--version-script=lib/liblidia.map \
+	$(Q)$(CXX) -shared $(STATIC_CXX) -Wl,-soname,liblidia.so.$(SOMAJOR) -Wl,--version-script=lib/liblidia.map \
 		$(LDFLAGS) -o $@ $(LIB_PIC) $(LLVM_DEMANGLE) $(LIBS)
 	$(Q)ln -sf liblidia.so.$(VERSION) $(B)/liblidia.so.$(SOMAJOR)
 	$(Q)ln -sf liblidia.so.$(SOMAJOR) $(B)/liblidia.so
 
 $(BIN): $(CMD_OBJ) $(STATIC)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CMD_DEPS))
+	$(Q)$(CXX) $(STATIC_CXX) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CMD_DEPS))
 
 # The .pc file is made at install time, so it always names the PREFIX installed to.
 PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -163,5 +168,10 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# The CMake package and the Bazel plugin (plugins/README.md) install with the rest.
+include plugins/cmake/install.mk plugins/bazel/install.mk
+install: install-cmake install-bazel
+uninstall: uninstall-cmake uninstall-bazel
 
 -include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d)

@@ -12,9 +12,12 @@ cd "$(dirname "$0")"
 BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchive-dev libyaml-dev
 	libzstd-dev zlib1g-dev liblzma-dev"
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
-# compilers for the test programs (gcc, g++, clang, Go 1.19), python3 for
+# compilers and linkers for the test programs (gcc, g++, clang, lld, Go
+# 1.19), dwz, packagers for the batch tests (rpm, cpio, zip), the build
+# systems of the plugins (cmake, ninja, Debian's Bazel 4), python3 for
 # Pyroscope's reader logic.
-TEST_DEPS="python3 elfutils binutils llvm-16 clang golang-1.19-go file"
+TEST_DEPS="python3 elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
+	cmake ninja-build bazel-bootstrap time"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
 # Go 1.22 from bookworm-backports too.
 BACKPORTS_DEPS="golang-1.22-go"

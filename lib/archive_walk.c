@@ -2,6 +2,8 @@
 /* Walk: ELF members of archives, nested, streamed (see lidia.h). */
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -9,6 +11,58 @@
 #include "internal.h"
 
 #define HEAD 512
+
+/*
+ * libarchive is loaded when the first archive is met, not at start-up: it
+ * pulls in libxml2 and ICU, 3.6 MB of resident memory that a run over plain
+ * ELF files never needs. The functions used are looked up once.
+ */
+#define ARCHIVE_FNS(X)                                                                       \
+	X(struct archive *, archive_read_new, (void))                                        \
+	X(int, archive_read_support_filter_all, (struct archive *))                          \
+	X(int, archive_read_support_format_all, (struct archive *))                          \
+	X(int, archive_read_open,                                                            \
+	  (struct archive *, void *, archive_open_callback *, archive_read_callback *,       \
+	   archive_close_callback *))                                                        \
+	X(int, archive_read_open_fd, (struct archive *, int, size_t))                        \
+	X(int, archive_read_open_memory, (struct archive *, const void *, size_t))           \
+	X(int, archive_read_next_header, (struct archive *, struct archive_entry **))        \
+	X(la_ssize_t, archive_read_data, (struct archive *, void *, size_t))                 \
+	X(int, archive_read_data_skip, (struct archive *))                                   \
+	X(const char *, archive_error_string, (struct archive *))                            \
+	X(int, archive_read_free, (struct archive *))                                        \
+	X(const char *, archive_entry_pathname, (struct archive_entry *))                    \
+	X(__LA_MODE_T, archive_entry_filetype, (struct archive_entry *))                     \
+	X(int, archive_entry_size_is_set, (struct archive_entry *))                          \
+	X(la_int64_t, archive_entry_size, (struct archive_entry *))
+
+static struct {
+#define X(ret, name, args) ret(*name) args;
+	ARCHIVE_FNS(X)
+#undef X
+} la;
+static pthread_once_t la_once = PTHREAD_ONCE_INIT;
+static bool la_ok;
+
+static void la_load(void)
+{
+	void *h = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+#define X(ret, name, args)                                    \
+	if (!(*(void **)&la.name = dlsym(h, #name)))           \
+		return;
+	ARCHIVE_FNS(X)
+#undef X
+	la_ok = true;
+}
+
+static bool la_loaded(void)
+{
+	pthread_once(&la_once, la_load);
+	return la_ok;
+}
 
 bool lidia_archive_magic(const unsigned char *h, size_t n)
 {
@@ -74,7 +128,7 @@ static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
 			return (la_ssize_t)s->head_len;
 		}
 	}
-	n = archive_read_data(s->parent, s->buf, sizeof(s->buf));
+	n = la.archive_read_data(s->parent, s->buf, sizeof(s->buf));
 	if (n > 0) {
 		s->w->total += (uint64_t)n;
 		if (s->w->total > s->w->lim->max_total) {
@@ -114,11 +168,11 @@ static void clean_name(char *dst, size_t size, const char *src)
 
 static struct archive *new_reader(void)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = la.archive_read_new();
 
 	if (a) {
-		archive_read_support_filter_all(a);
-		archive_read_support_format_all(a);
+		la.archive_read_support_filter_all(a);
+		la.archive_read_support_format_all(a);
 	}
 	return a;
 }
@@ -134,7 +188,7 @@ static void read_elf(struct walk *w, struct archive *a, const char *path, const 
 
 	if (!data) {
 		problem(w, path, "out of memory reading a member of %lld bytes", (long long)size);
-		archive_read_data_skip(a);
+		la.archive_read_data_skip(a);
 		return;
 	}
 	memcpy(data, head, head_len);
@@ -148,7 +202,7 @@ static void read_elf(struct walk *w, struct archive *a, const char *path, const 
 				problem(w, path, "member larger than %llu bytes, refused",
 					(unsigned long long)w->lim->max_member);
 				free(data);
-				archive_read_data_skip(a);
+				la.archive_read_data_skip(a);
 				return;
 			}
 			cap = cap * 2 > w->lim->max_member ? (size_t)w->lim->max_member : cap * 2;
@@ -159,9 +213,9 @@ static void read_elf(struct walk *w, struct archive *a, const char *path, const 
 			}
 			data = p;
 		}
-		n = archive_read_data(a, data + len, cap - len);
+		n = la.archive_read_data(a, data + len, cap - len);
 		if (n < 0) {
-			problem(w, path, "cannot read: %s", archive_error_string(a));
+			problem(w, path, "cannot read: %s", la.archive_error_string(a));
 			free(data);
 			return;
 		}
@@ -192,14 +246,14 @@ static void walk_nested(struct walk *w, struct archive *parent, const char *path
 	src->head = head;
 	src->head_len = head_len;
 	src->w = w;
-	if (archive_read_open(a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
+	if (la.archive_read_open(a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
 		/* Compressed-looking data that is no archive: nothing to walk. */
 		goto out;
 	}
 	walk_entries(w, a, path, depth);
 out:
 	if (a)
-		archive_read_free(a);
+		la.archive_read_free(a);
 	free(src);
 }
 
@@ -209,7 +263,7 @@ static int walk_entries(struct walk *w, struct archive *a, const char *path, uns
 	bool first = true;
 	int r;
 
-	while (!w->stop && (r = archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
+	while (!w->stop && (r = la.archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
 		unsigned char head[HEAD];
 		char member[1024], full[4096];
 		int64_t size;
@@ -218,19 +272,19 @@ static int walk_entries(struct walk *w, struct archive *a, const char *path, uns
 		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
 			if (first && depth > 0)
 				return 0; /* a member that only looked like an archive */
-			problem(w, path, "truncated or corrupt archive: %s", archive_error_string(a));
+			problem(w, path, "truncated or corrupt archive: %s", la.archive_error_string(a));
 			return -1;
 		}
 		first = false;
-		clean_name(member, sizeof(member), archive_entry_pathname(entry));
+		clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
 		snprintf(full, sizeof(full), "%s!%s", path, member);
-		if (archive_entry_filetype(entry) != AE_IFREG ||
+		if (la.archive_entry_filetype(entry) != AE_IFREG ||
 		    (w->cb->want && !w->cb->want(w->cb->ctx, member)))
 			continue;
-		size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
-		n = archive_read_data(a, head, sizeof(head));
+		size = la.archive_entry_size_is_set(entry) ? la.archive_entry_size(entry) : -1;
+		n = la.archive_read_data(a, head, sizeof(head));
 		if (n < 0) {
-			problem(w, full, "cannot read: %s", archive_error_string(a));
+			problem(w, full, "cannot read: %s", la.archive_error_string(a));
 			if (r == ARCHIVE_FATAL)
 				return -1;
 			continue;
@@ -274,7 +328,7 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 	if (walk_entries(&w, a, path, 0) < 0 && !w.problems)
 		err = LIDIA_E_ARCHIVE;
 out:
-	archive_read_free(a);
+	la.archive_read_free(a);
 	if (problems)
 		*problems = w.problems;
 	return err;
@@ -283,20 +337,28 @@ out:
 int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
 		    const struct lidia_archive_cb *cb, unsigned *problems)
 {
-	struct archive *a = new_reader();
+	struct archive *a;
+
+	if (!la_loaded())
+		return LIDIA_E_NO_LIBARCHIVE;
+	a = new_reader();
 
 	if (!a)
 		return -ENOMEM;
-	return walk_top(a, path, lim, cb, problems, archive_read_open_fd(a, fd, 65536));
+	return walk_top(a, path, lim, cb, problems, la.archive_read_open_fd(a, fd, 65536));
 }
 
 int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
 		     const struct lidia_archive_limits *lim, const struct lidia_archive_cb *cb,
 		     unsigned *problems)
 {
-	struct archive *a = new_reader();
+	struct archive *a;
+
+	if (!la_loaded())
+		return LIDIA_E_NO_LIBARCHIVE;
+	a = new_reader();
 
 	if (!a)
 		return -ENOMEM;
-	return walk_top(a, path, lim, cb, problems, archive_read_open_memory(a, buf, size));
+	return walk_top(a, path, lim, cb, problems, la.archive_read_open_memory(a, buf, size));
 }

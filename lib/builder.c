@@ -132,6 +132,20 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	return 0;
 }
 
+int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes)
+{
+	void *p;
+
+	if (b->nranges + ranges > b->cap_ranges) {
+		p = realloc(b->ranges, (b->nranges + ranges) * sizeof(*b->ranges));
+		if (!p)
+			return -ENOMEM;
+		b->ranges = p;
+		b->cap_ranges = b->nranges + ranges;
+	}
+	return strtab_reserve(&b->strings, string_bytes);
+}
+
 void builder_truncate(struct lidia_builder *b, size_t nranges)
 {
 	/* Ranges and their lines are appended in step: the first dropped range with lines marks the end. */

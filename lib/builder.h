@@ -11,4 +11,7 @@
  */
 void builder_truncate(struct lidia_builder *b, size_t nranges);
 
+/* Make room for n more ranges and string bytes at once (an estimate: it may still grow). */
+int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes);
+
 #endif

@@ -474,6 +474,36 @@ static int cmp_row(const void *pa, const void *pb)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/*
+ * libdw sorts a unit's rows by address with end-of-sequence rows first among
+ * equals, which loses which sequence a row belongs to. A sequence's last row
+ * often repeats at its end address: in DWARF it covers nothing (the end row
+ * follows it), but after the sort it would seem to start what follows. Such
+ * a row (an end row at its address, the same file and line as the row before
+ * that address) is dropped, so the end row stays in effect, as
+ * llvm-symbolizer has it.
+ */
+static void drop_empty_rows(struct dw *w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nrows; i++) {
+		const struct row *r = &w->rows[i];
+
+		if (r->file && n && !w->rows[n - 1].file && w->rows[n - 1].addr == r->addr) {
+			/* After an end row at this address: compare with the row before it. */
+			size_t k = n - 1;
+
+			while (k > 0 && w->rows[k - 1].addr == r->addr)
+				k--;
+			if (k > 0 && w->rows[k - 1].file == r->file && w->rows[k - 1].line == r->line)
+				continue;
+		}
+		w->rows[n++] = *r;
+	}
+	w->nrows = n;
+}
+
 /* The unit's line rows, in address order; none when it has no line program. */
 static int load_rows(struct dw *w, Dwarf_Die *cudie)
 {
@@ -513,12 +543,63 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 	}
 	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
 		sort_array(w->rows, w->nrows, sizeof(*w->rows), cmp_row);
+	drop_empty_rows(w);
 	return 0;
+}
+
+/* Keep the unit's rows that no kept subprogram range [first..end) of it covers. */
+static int keep_orphans(struct dw *w, const struct subprog *first, const struct subprog *end,
+			struct line_rows *out)
+{
+	const char *last_in = NULL, *last_out = NULL;
+	bool open = false; /* the last row kept is in effect still */
+
+	for (size_t i = 0; i < w->nrows; i++) {
+		const struct row *r = &w->rows[i];
+		bool inside = false;
+		void *p;
+		int err;
+
+		for (const struct subprog *s = first; s < end && !inside; s++)
+			inside = s->kept && r->addr >= s->lo && r->addr < s->hi;
+		if (inside && open) {
+			/* A row left out ends the one kept before it: a row with no file. */
+			p = out->v;
+			if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
+				return err;
+			out->v = p;
+			out->v[out->n++] = (struct line_row){ r->addr, NULL, 0 };
+			open = false;
+		}
+		if (inside)
+			continue;
+		open = r->file != NULL;
+		if (r->file && r->file != last_in) { /* a copy that outlives the unit */
+			last_in = r->file;
+			last_out = name_blocks_str(&out->names, r->file, NULL);
+			if (!last_out)
+				return -ENOMEM;
+		}
+		p = out->v;
+		if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
+			return err;
+		out->v = p;
+		out->v[out->n++] = (struct line_row){ r->addr, r->file ? last_out : NULL, r->line };
+	}
+	return 0;
+}
+
+static int cmp_line_row(const void *pa, const void *pb)
+{
+	const struct line_row *a = pa, *b = pb;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
 int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
-		  struct demangler *dm, struct intervals *covered, struct dwarf_extract_stats *st)
+		  struct demangler *dm, struct intervals *covered, struct line_rows *orphans,
+		  struct dwarf_extract_stats *st)
 {
 	struct dw w = { .b = b, .opts = opts, .syms = syms, .dm = dm, .st = st,
 			.covered = covered };
@@ -571,27 +652,32 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		goto out;
 
 	/* Second pass, unit by unit: each subprogram's ranges, inlines and lines. */
-	for (size_t i = 0; i < w.nsubs && !err;) {
-		uint32_t unit = w.subs[i].unit;
+	for (size_t u = 0, i = 0; u < ncus && !err; u++) {
+		size_t first = i;
 		Dwarf_Files *files = NULL;
 		size_t nfiles;
 
-		set_unit(&w, &cudies[unit]);
-		if ((err = load_rows(&w, &cudies[unit])))
+		while (i < w.nsubs && w.subs[i].unit == u)
+			i++;
+		set_unit(&w, &cudies[u]);
+		if ((err = load_rows(&w, &cudies[u])))
 			break;
-		if (dwarf_getsrcfiles(&cudies[unit], &files, &nfiles))
+		if (dwarf_getsrcfiles(&cudies[u], &files, &nfiles))
 			files = NULL;
-		while (i < w.nsubs && w.subs[i].unit == unit && !err) {
+		for (size_t k = first; k < i && !err;) {
 			/* The ranges of one subprogram DIE are consecutive. */
-			size_t j = i + 1;
+			size_t j = k + 1;
 
-			while (j < w.nsubs && w.subs[j].unit == unit &&
-			       w.subs[j].die.addr == w.subs[i].die.addr)
+			while (j < i && w.subs[j].die.addr == w.subs[k].die.addr)
 				j++;
-			err = do_subprog(&w, &w.subs[i], j - i, files);
-			i = j;
+			err = do_subprog(&w, &w.subs[k], j - k, files);
+			k = j;
 		}
+		if (!err && orphans && opts->lines)
+			err = keep_orphans(&w, w.subs + first, w.subs + i, orphans);
 	}
+	if (orphans)
+		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_line_row);
 	st->inline_ranges += w.fr.inline_ranges;
 	st->line_rows += w.fr.line_rows;
 out:

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "elf_image.h"
+#include "functions.h"
 #include "intervals.h"
 #include "symbols.h"
 
@@ -27,11 +28,13 @@ struct dwarf_extract_stats {
  * Add the functions that e's DWARF describes to b (see dwarf.c), with alt
  * as its dwz supplementary file (may be NULL). Depth-0 frames take the name
  * of the symbol in syms (resolved, may be NULL) that covers them, as
- * llvm-symbolizer does; the extents written are added to covered. An image
- * without DWARF adds nothing.
+ * llvm-symbolizer does; the extents written are added to covered, and the
+ * line rows of code no subprogram describes to orphans (for the symbols that
+ * will name it). An image without DWARF adds nothing.
  */
 int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
-		  struct demangler *dm, struct intervals *covered, struct dwarf_extract_stats *st);
+		  struct demangler *dm, struct intervals *covered, struct line_rows *orphans,
+		  struct dwarf_extract_stats *st);
 
 #endif

@@ -96,7 +96,7 @@ static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
 static int extract_debuginfo(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
 			     const struct lidia_extract_opts *opts, const struct sym_vec *syms,
 			     struct demangler *dm, struct intervals *covered,
-			     struct lidia_extract_stats *st)
+			     struct line_rows *orphans, struct lidia_extract_stats *st)
 {
 	struct dwarf_extract_opts o = {
 		.inlines = !OPTS_GET(opts, no_inlines, false),
@@ -111,13 +111,23 @@ static int extract_debuginfo(struct lidia_builder *b, struct lidia_elf *const *e
 
 	if (!e)
 		return 0;
-	err = debug_sections_inflate(e, &inflated);
-	if (!err && !OPTS_GET(opts, no_debug_search, false) &&
-	    debug_find_alt(e, debug_dirs(opts), &alt) > 0 &&
-	    !(err = debug_sections_inflate(alt, &alt_inflated)))
-		alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf, DWARF_C_READ, NULL);
-	if (!err)
-		err = extract_dwarf(b, inflated ? inflated : e, alt_dw, &o, syms, dm, covered, &ds);
+	/* Broken compressed DWARF costs the DWARF, not the file: symbols still name it all. */
+	if ((err = debug_sections_inflate(e, &inflated))) {
+		lidia_log(LIDIA_LOG_WARN, "%s: debug sections cannot be inflated (%s): symbols only",
+			  e->name, lidia_strerror(err));
+		return err == -ENOMEM ? err : 0;
+	}
+	if (!OPTS_GET(opts, no_debug_search, false) &&
+	    debug_find_alt(e, debug_dirs(opts), &alt) > 0) {
+		if (debug_sections_inflate(alt, &alt_inflated))
+			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
+				  e->name);
+		else
+			alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf,
+						 DWARF_C_READ, NULL);
+	}
+	err = extract_dwarf(b, inflated ? inflated : e, alt_dw, &o, syms, dm, covered, orphans,
+			    &ds);
 	if (alt_dw)
 		dwarf_end(alt_dw);
 	lidia_elf_close(alt_inflated);
@@ -144,6 +154,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 	struct lidia_extract_stats st = { 0 };
 	struct demangler dm = { .enabled = !OPTS_GET(opts, no_demangle, false) };
 	struct intervals covered = { 0 };
+	struct line_rows orphans = { 0 };
 	struct sym_vec syms = { 0 };
 	struct lidia_elf **all = NULL, *opened[2];
 	size_t nsym = 0, nall = 0, nopened = 0;
@@ -194,10 +205,11 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 		goto out;
 	intervals_normalize(&covered);
 	if (!OPTS_GET(opts, no_dwarf, false) &&
-	    (err = extract_debuginfo(b, all, nall, opts, &syms, &dm, &covered, &st)))
+	    (err = extract_debuginfo(b, all, nall, opts, &syms, &dm, &covered, &orphans, &st)))
 		goto out;
 	intervals_normalize(&covered);
-	err = functions_add_symbols(b, &syms, &covered, &dm, !OPTS_GET(opts, no_files, false), &nsym);
+	err = functions_add_symbols(b, &syms, &covered, &dm, !OPTS_GET(opts, no_files, false),
+				    &orphans, &nsym);
 	st.functions += nsym;
 out:
 	for (size_t i = 0; i < nopened; i++)
@@ -206,6 +218,7 @@ out:
 	demangler_release(&dm);
 	free(syms.v);
 	free(covered.v);
+	line_rows_release(&orphans);
 	if (stats)
 		*stats = st;
 	return err;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Depth-0 ranges from symbols: aliases resolved, overlaps cut (spec section 4). */
+#include "builder.h"
 #include "demangle.h"
 #include "functions.h"
 #include "internal.h"
+#include "name_blocks.h"
 
 static int cmp_sym(const void *pa, const void *pb)
 {
@@ -23,11 +25,84 @@ static int cmp_sym(const void *pa, const void *pb)
 struct sweep {
 	struct lidia_builder *b;
 	bool files;
+	const struct line_rows *rows;
+	struct lidia_line *lines; /* scratch for one piece's rows */
+	size_t cap_lines;
 	struct demangler *dm;
 	const struct intervals *covered;
 	size_t next_cover; /* pieces come in address order, so the cursor only moves on */
 	size_t added;
 };
+
+/*
+ * [from, to) of s with the orphan rows in it: a new piece wherever the rows'
+ * file changes (an #include'd .c file, an inlined header function whose
+ * subprogram is gone), so that each piece's file is true (spec section 5).
+ */
+static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from,
+			 uint64_t to)
+{
+	const struct line_rows *rows = sw->rows;
+	size_t lo = 0, hi = rows->n, n = 0;
+	uint64_t start = from;
+	const char *file = NULL;
+	int err;
+
+	while (lo < hi) { /* first row past from */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows->v[mid].addr > from)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (size_t i = lo ? lo - 1 : 0; i < rows->n && rows->v[i].addr < to; i++) {
+		const struct line_row *row = &rows->v[i];
+		uint64_t at = row->addr > from ? row->addr : from;
+		uint32_t line = row->file && row->line > 0 ? (uint32_t)row->line : 0;
+		void *p = sw->lines;
+
+		if (sw->files && row->file && file && strcmp(row->file, file) && at > start) {
+			/* Rows at the split point (equal addresses) belong to the next piece. */
+			while (n && sw->lines[n - 1].offset >= at - start)
+				n--;
+			r->va = start;
+			r->length = at - start;
+			r->file = file;
+			r->lines = sw->lines;
+			r->line_count = n;
+			sw->added++;
+			if ((err = lidia_builder_add(sw->b, r)))
+				return err;
+			start = at;
+			n = 0;
+			file = NULL;
+		}
+		/* A row at the piece's start supersedes the one in effect before it. */
+		if (row->file && (!file || at == start))
+			file = row->file;
+		if (n && sw->lines[n - 1].line == line)
+			continue;
+		if (n && sw->lines[n - 1].offset == at - start) {
+			sw->lines[n - 1].line = line;
+			continue;
+		}
+		if (!n && !line)
+			continue;
+		if ((err = lidia_grow(&p, &sw->cap_lines, n + 1, sizeof(*sw->lines))))
+			return err;
+		sw->lines = p;
+		sw->lines[n++] = (struct lidia_line){ (uint32_t)(at - start), line };
+	}
+	r->va = start;
+	r->length = to - start;
+	if (sw->files && file)
+		r->file = file;
+	r->lines = sw->lines;
+	r->line_count = n;
+	sw->added++;
+	return lidia_builder_add(sw->b, r);
+}
 
 static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
@@ -35,6 +110,8 @@ static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint6
 				      .func = demangle(sw->dm, s->name),
 				      .file = sw->files ? s->file : NULL };
 
+	if (sw->rows && sw->rows->n && to - from <= UINT32_MAX)
+		return add_with_rows(sw, &r, from, to);
 	sw->added++;
 	return lidia_builder_add(sw->b, &r);
 }
@@ -119,9 +196,9 @@ const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr)
 
 int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
 			  const struct intervals *covered, struct demangler *dm, bool files,
-			  size_t *nfuncs)
+			  const struct line_rows *rows, size_t *nfuncs)
 {
-	struct sweep sw = { .b = b, .covered = covered, .dm = dm, .files = files };
+	struct sweep sw = { .b = b, .covered = covered, .dm = dm, .files = files, .rows = rows };
 	const struct sym **stack = NULL;
 	size_t n = syms->n, depth = 0;
 	uint64_t pos = 0;
@@ -130,6 +207,15 @@ int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
 	*nfuncs = 0;
 	if (!n)
 		return 0;
+	{
+		/* Room for one range and one name per symbol; demangled names may take more. */
+		size_t bytes = 0;
+
+		for (size_t i = 0; i < n; i++)
+			bytes += strlen(syms->v[i].name) + 4;
+		if ((err = builder_reserve(b, n, bytes)))
+			return err;
+	}
 	stack = malloc(n * sizeof(*stack));
 	if (!stack)
 		return -ENOMEM;
@@ -164,6 +250,14 @@ int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
 	}
 out:
 	free(stack);
+	free(sw.lines);
 	*nfuncs = sw.added;
 	return err;
+}
+
+void line_rows_release(struct line_rows *r)
+{
+	free(r->v);
+	name_blocks_reset(&r->names, true);
+	memset(r, 0, sizeof(*r));
 }

@@ -736,6 +736,38 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 	return false;
 }
 
+/* Go's linker always writes its build ID note (owner "Go", type 4), stripped or not. */
+static bool has_go_note(const struct lidia_elf *e)
+{
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(e->elf, NULL);
+	uint64_t size;
+	size_t n;
+
+	if (elf_section_size(e, ".note.go.buildid", &size))
+		return true;
+	if (!raw || elf_getphdrnum(e->elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t off;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    ph.p_offset > e->size || ph.p_filesz > e->size - ph.p_offset)
+			continue;
+		/* Notes: namesz, descsz, type (4 bytes each), then name and desc, 4-aligned. */
+		for (off = 0; off + 12 <= ph.p_filesz;) {
+			const unsigned char *p = raw + ph.p_offset + off;
+			uint64_t namesz = elf_load(e, p, 4), descsz = elf_load(e, p + 4, 4);
+
+			if (elf_load(e, p + 8, 4) == 4 && namesz == 3 && off + 15 <= ph.p_filesz &&
+			    !memcmp(p + 12, "Go", 3))
+				return true;
+			off += 12 + ((namesz + 3) & ~3ull) + ((descsz + 3) & ~3ull);
+		}
+	}
+	return false;
+}
+
 int gotab_find(struct gotab *t, const struct lidia_elf *e)
 {
 	static const char *const sections[] = { ".gopclntab", ".data.rel.ro.gopclntab" };
@@ -746,6 +778,9 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 	for (size_t i = 0; i < ARRAY_SIZE(sections) && !found; i++)
 		found = elf_section_data(e, sections[i], &va, &data, &size) &&
 			!gotab_parse(t, data, size, va, be);
+	/* Symbol look-ups and scans are for what Go's linker wrote, not every ELF. */
+	if (!found && !has_go_note(e))
+		return 0;
 	if (!found && elf_symbol_value(e, "runtime.pclntab", &va) &&
 	    elf_symbol_value(e, "runtime.epclntab", &end) && end > va &&
 	    (data = elf_va_ptr(e, va, end - va)))

@@ -82,7 +82,7 @@ static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(cons
 
 /*
  * Grow *buf (of *cap elements of elem_size bytes) to hold at least need
- * elements, doubling. Returns 0 or -ENOMEM; *buf is unchanged on failure.
+ * elements, by half again each time. Returns 0 or -ENOMEM; *buf is unchanged on failure.
  */
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
 

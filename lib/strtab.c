@@ -71,6 +71,20 @@ static int rehash(struct strtab *t, size_t nslots)
 	return 0;
 }
 
+int strtab_reserve(struct strtab *t, size_t n)
+{
+	void *p;
+
+	if (t->len + n <= t->cap)
+		return 0;
+	p = realloc(t->pool, t->len + n);
+	if (!p)
+		return -ENOMEM;
+	t->pool = p;
+	t->cap = t->len + n;
+	return 0;
+}
+
 int strtab_init(struct strtab *t)
 {
 	int err;

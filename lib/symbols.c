@@ -73,7 +73,26 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym)
 {
 	Elf_Scn *scn = NULL;
+	size_t total = out->n;
+	void *p = out->v;
 	int err = 0;
+
+	/* Room for every entry at once: no doubling, no slack (libLLVM has 45k). */
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_entsize &&
+		    ((sh.sh_type == SHT_SYMTAB && symtab) || (sh.sh_type == SHT_DYNSYM && dynsym)))
+			total += sh.sh_size / sh.sh_entsize;
+	}
+	if (total > out->cap) {
+		p = realloc(out->v, total * sizeof(*out->v));
+		if (!p)
+			return -ENOMEM;
+		out->v = p;
+		out->cap = total;
+	}
+	scn = NULL;
 
 	while (!err && (scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;

@@ -410,7 +410,6 @@ static enum level file_level(const char *path, struct lidia_extract_stats *st, u
 	struct lidia_reader *r;
 	struct lidia_file_info fi;
 	enum level l = LEVEL_SYMBOLS;
-	int fd;
 
 	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
 		return LEVEL_NONE;
@@ -433,14 +432,8 @@ static enum level file_level(const char *path, struct lidia_extract_stats *st, u
 		l = LEVEL_INLINES;
 	*size = fi.file_size;
 	lidia_reader_close(r);
-	if (sha && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		void *buf = malloc(*size ? *size : 1);
-
-		if (buf && read(fd, buf, *size) == (ssize_t)*size)
-			sha256_hex(buf, *size, sha);
-		free(buf);
-		close(fd);
-	}
+	if (sha)
+		sha256_file(path, sha);
 	return l;
 }
 
@@ -512,8 +505,7 @@ static void convert_group(void *arg)
 	struct lidia_builder *bld = NULL;
 	const struct state_part *mp = &b->state.parts[g->main];
 	char path[PATH_MAX];
-	void *buf = NULL;
-	size_t size = 0, n = 0;
+	size_t n = 0;
 	enum level existing = LEVEL_NONE;
 	struct lidia_extract_stats old_st;
 	uint64_t old_size = 0;
@@ -530,7 +522,7 @@ static void convert_group(void *arg)
 		}
 		snprintf(path, sizeof(path), "%s/%s", o->out_dir, g->out_key);
 		if (!o->force && !access(path, F_OK)) {
-			existing = file_level(path, &old_st, &old_size, old_sha);
+			existing = file_level(path, &old_st, &old_size, o->manifest ? old_sha : NULL);
 			if (existing >= g->predicted) {
 				g->status = ST_KEPT;
 				g->st = old_st;
@@ -557,8 +549,16 @@ static void convert_group(void *arg)
 	if ((err = open_part(b, g, g->main, 0, &elfs[n++])))
 		goto fail;
 	if ((err = lidia_builder_new(&bld)) ||
-	    (err = lidia_extract(bld, elfs, n, &o->extract, &g->st)) ||
-	    (err = lidia_builder_finalize(bld)) || (err = lidia_builder_write_mem(bld, &buf, &size)))
+	    (err = lidia_extract(bld, elfs, n, &o->extract, &g->st)))
+		goto fail;
+	/* The images are done with: their pages go before the tables are written. */
+	lidia_elf_close(elfs[0]);
+	lidia_elf_close(elfs[1]);
+	elfs[0] = elfs[1] = NULL;
+	free(g->data[0]);
+	free(g->data[1]);
+	g->data[0] = g->data[1] = NULL;
+	if ((err = lidia_builder_finalize(bld)))
 		goto fail;
 	g->level = stats_level(&g->st);
 	if (existing > g->level) {
@@ -572,21 +572,17 @@ static void convert_group(void *arg)
 			      g->out_key, level_names[existing], level_names[stats_level(&g->st)]);
 		goto out;
 	}
+	/* Streamed to the file (or stdout), not built in memory first. */
+	g->out_size = lidia_builder_file_size(bld);
 	if (!strcmp(o->out_dir, "-")) {
-		ssize_t w = 0;
-
-		for (size_t off = 0; off < size; off += (size_t)w)
-			if ((w = write(STDOUT_FILENO, (char *)buf + off, size - off)) <= 0) {
-				err = -errno;
-				goto fail;
-			}
-	} else if ((err = lidia_store_write_buf(buf, size, o->out_dir, g->out_key))) {
+		if ((err = lidia_builder_write_fd(bld, STDOUT_FILENO)))
+			goto fail;
+	} else if ((err = lidia_store_write(bld, o->out_dir, g->out_key)) ||
+		   (o->manifest && (err = sha256_file(path, g->sha)))) {
 		group_message(g, true, "%s: cannot write '%s': %s", mp->path, path, lidia_strerror(err));
 		g->status = ST_FAILED;
 		goto out;
 	}
-	sha256_hex(buf, size, g->sha);
-	g->out_size = size;
 	g->status = ST_CONVERTED;
 	pthread_mutex_lock(&b->lock);
 	state_set_output(&b->state, g->key, (int)g->level);
@@ -604,7 +600,6 @@ fail:
 	group_message(g, true, "%s: %s", mp->path, lidia_strerror(err));
 	g->status = ST_FAILED;
 out:
-	free(buf);
 	lidia_builder_free(bld);
 	lidia_elf_close(elfs[0]);
 	lidia_elf_close(elfs[1]);

@@ -3,8 +3,11 @@
  * SHA-256 for the manifest's checksums (FIPS 180-4). Small and fixed, so
  * written here rather than adding a crypto library for one function.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sha256.h"
 
@@ -46,25 +49,90 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void sha256_hex(const void *buf, size_t len, char out[65])
+void sha256_init(struct sha256 *c)
 {
-	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-	const unsigned char *p = buf;
-	unsigned char tail[128] = { 0 };
-	size_t full = len / 64 * 64, rest = len - full, n;
-	uint64_t bits = (uint64_t)len * 8;
+	static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
 
-	for (size_t i = 0; i < full; i += 64)
-		block(h, p + i);
-	memcpy(tail, p + full, rest);
-	tail[rest] = 0x80;
-	n = rest < 56 ? 64 : 128;
+	memcpy(c->h, h0, sizeof(h0));
+	c->n = 0;
+	c->len = 0;
+}
+
+void sha256_update(struct sha256 *c, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	c->len += len;
+	if (c->n) {
+		size_t take = 64 - c->n < len ? 64 - c->n : len;
+
+		memcpy(c->buf + c->n, p, take);
+		c->n += take;
+		p += take;
+		len -= take;
+		if (c->n < 64)
+			return;
+		block(c->h, c->buf);
+		c->n = 0;
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		block(c->h, p);
+	memcpy(c->buf, p, len);
+	c->n = len;
+}
+
+void sha256_final(struct sha256 *c, char out[65])
+{
+	unsigned char tail[128] = { 0 };
+	uint64_t bits = c->len * 8;
+	size_t n = c->n < 56 ? 64 : 128;
+
+	memcpy(tail, c->buf, c->n);
+	tail[c->n] = 0x80;
 	for (int i = 0; i < 8; i++)
 		tail[n - 1 - i] = (unsigned char)(bits >> (8 * i));
-	block(h, tail);
+	block(c->h, tail);
 	if (n == 128)
-		block(h, tail + 64);
+		block(c->h, tail + 64);
 	for (int i = 0; i < 8; i++)
-		snprintf(out + 8 * i, 9, "%08x", h[i]);
+		snprintf(out + 8 * i, 9, "%08x", c->h[i]);
+}
+
+void sha256_hex(const void *buf, size_t len, char out[65])
+{
+	struct sha256 c;
+
+	sha256_init(&c);
+	sha256_update(&c, buf, len);
+	sha256_final(&c, out);
+}
+
+int sha256_file(const char *path, char out[65])
+{
+	unsigned char buf[65536];
+	struct sha256 c;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	sha256_init(&c);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		sha256_update(&c, buf, (size_t)n);
+	}
+	close(fd);
+	sha256_final(&c, out);
+	return 0;
 }
