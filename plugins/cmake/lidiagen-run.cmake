@@ -1,0 +1,84 @@
+# lidiagen-run.cmake: the build step lidiagen_add_symbols() adds for one target.
+#   cmake -DLIDIAGEN_PARAMS=<target>.params.cmake -P lidiagen-run.cmake
+# The params file (written at generate time) sets LIDIAGEN_EXECUTABLE,
+# LIDIAGEN_TARGET, LIDIAGEN_INPUT, LIDIAGEN_OUTPUT_DIR, LIDIAGEN_RECORD and
+# LIDIAGEN_ARGS.
+#
+# Runs `lidiagen INPUT -o OUTPUT_DIR ARGS...`, which writes each file under its
+# final key by temporary file + rename, and reads the keys it wrote from the
+# report lines lidiagen prints ("OUTPUT_DIR/KEY <- INPUT (N functions)"). The
+# record, the build step's declared output, lists those files; a file the
+# previous run of this target wrote and this one did not (the old build ID of a
+# relinked target) is removed, unless another target's record lists it too.
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT LIDIAGEN_PARAMS OR NOT EXISTS "${LIDIAGEN_PARAMS}")
+	message(FATAL_ERROR "lidiagen-run.cmake: LIDIAGEN_PARAMS='${LIDIAGEN_PARAMS}' names no file")
+endif()
+include("${LIDIAGEN_PARAMS}")
+
+# -q would silence the report lines the keys are read from.
+set(args ${LIDIAGEN_ARGS})
+list(REMOVE_ITEM args "" -q --quiet)
+string(REGEX REPLACE "/+$" "" out_dir "${LIDIAGEN_OUTPUT_DIR}")
+file(MAKE_DIRECTORY "${out_dir}")
+
+execute_process(
+	COMMAND "${LIDIAGEN_EXECUTABLE}" "${LIDIAGEN_INPUT}" -o "${out_dir}" ${args}
+	RESULT_VARIABLE rc
+	OUTPUT_VARIABLE report)
+if(NOT rc EQUAL 0)
+	list(JOIN args " " shown)
+	message(FATAL_ERROR "lidiagen failed (${rc}) on ${LIDIAGEN_TARGET}: "
+		"${LIDIAGEN_EXECUTABLE} ${LIDIAGEN_INPUT} -o ${out_dir} ${shown}")
+endif()
+
+set(written "")
+string(LENGTH "${out_dir}/" prefix_len)
+string(REGEX MATCHALL "[^\n]+" lines "${report}")
+foreach(line IN LISTS lines)
+	string(FIND "${line}" " <- " arrow)
+	if(arrow LESS 0)
+		continue()
+	endif()
+	string(SUBSTRING "${line}" 0 ${arrow} path)
+	string(SUBSTRING "${path}" 0 ${prefix_len} head)
+	if(head STREQUAL "${out_dir}/" AND EXISTS "${path}")
+		list(APPEND written "${path}")
+	endif()
+endforeach()
+
+# The files of the previous run that this one did not write.
+get_filename_component(record_dir "${LIDIAGEN_RECORD}" DIRECTORY)
+if(EXISTS "${LIDIAGEN_RECORD}")
+	file(STRINGS "${LIDIAGEN_RECORD}" previous)
+	set(stale "")
+	foreach(path IN LISTS previous)
+		if(NOT path IN_LIST written)
+			list(APPEND stale "${path}")
+		endif()
+	endforeach()
+	if(stale)
+		file(GLOB records "${record_dir}/*.keys")
+		list(REMOVE_ITEM records "${LIDIAGEN_RECORD}")
+		set(others "")
+		foreach(r IN LISTS records)
+			file(STRINGS "${r}" listed)
+			list(APPEND others ${listed})
+		endforeach()
+		foreach(path IN LISTS stale)
+			if(NOT path IN_LIST others)
+				file(REMOVE "${path}")
+			endif()
+		endforeach()
+	endif()
+endif()
+
+# The record, by temporary file + rename: another target's run may read it.
+list(JOIN written "\n" text)
+if(written)
+	string(APPEND text "\n")
+endif()
+string(RANDOM LENGTH 8 tag)
+file(WRITE "${LIDIAGEN_RECORD}.tmp.${tag}" "${text}")
+file(RENAME "${LIDIAGEN_RECORD}.tmp.${tag}" "${LIDIAGEN_RECORD}")
