@@ -180,6 +180,14 @@ def run_pyroscope(python, tool, lidia, addrs):
 # --- comparing -------------------------------------------------------------
 
 
+def fold_dots(path):
+    """Drop "." elements (not ".."): "././x.c" and "./x.c" are one file."""
+    if not path:
+        return path
+    parts = [p for p in path.split("/") if p not in (".", "")]
+    return ("/" if path.startswith("/") else "") + "/".join(parts)
+
+
 def no_function(chain):
     return all(fn in ("??", "") for fn, _f, _l in chain)
 
@@ -219,7 +227,11 @@ def cmd_compare(o):
         return [fr[0] for fr in chain]
 
     def places(chain):
-        return [(fr[1], fr[2]) for fr in chain]
+        # Paths are compared as the same file: llvm-symbolizer joins a "."
+        # include directory literally ("././x.c", a relative comp_dir from
+        # -ffile-prefix-map=$PWD=.), lidiagen through libdw ("./x.c"). Only
+        # "." and "" elements are folded; ".." and every other element count.
+        return [(fold_dots(fr[1]), fr[2]) for fr in chain]
 
     considered = ignored = name_ok = line_ok = 0
     name_n = line_n = 0  # addresses counted for each rate
