@@ -375,9 +375,8 @@ int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx)
 	return err;
 }
 
-static int fd_sink(void *ctx, const void *buf, size_t len)
+int lidia_write_all(int fd, const void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
 	const char *p = buf;
 
 	while (len) {
@@ -392,6 +391,11 @@ static int fd_sink(void *ctx, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static int fd_sink(void *ctx, const void *buf, size_t len)
+{
+	return lidia_write_all(*(int *)ctx, buf, len);
 }
 
 int lidia_builder_write_fd(struct lidia_builder *b, int fd)

@@ -86,6 +86,9 @@ static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(cons
  */
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
 
+/* write() all of buf to fd, through EINTR and short writes; 0 or -errno. */
+int lidia_write_all(int fd, const void *buf, size_t len);
+
 /* Report through the installed log callback (printf-style). */
 void lidia_log(enum lidia_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -183,24 +183,6 @@ struct buf_src {
 	size_t size;
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int store(const char *dir, const char *key, struct lidia_builder *b,
 		 const struct buf_src *src)
 {
@@ -225,7 +207,7 @@ static int store(const char *dir, const char *key, struct lidia_builder *b,
 	pthread_once(&umask_once, read_umask);
 	err = fchmod(fd, 0666 & ~process_umask) ? -errno : 0;
 	if (!err)
-		err = b ? lidia_builder_write_fd(b, fd) : write_all(fd, src->buf, src->size);
+		err = b ? lidia_builder_write_fd(b, fd) : lidia_write_all(fd, src->buf, src->size);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
