@@ -832,7 +832,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 		.tty = isatty(STDERR_FILENO),
 	};
 	char state_path[PATH_MAX] = "";
-	bool to_stdout = !strcmp(o->out_dir, "-");
+	bool to_stdout = !strcmp(o->out_dir, "-"), usage = false;
 	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	int err;
 
@@ -856,8 +856,8 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 		end_progress(&b);
 		error(NULL, "-o - writes one file, but the inputs have %zu build IDs",
 		      b.ngroups - b.skipped_shard);
-		pool_stop(&b.pool);
-		return b.ngroups ? EXIT_USAGE : EXIT_FAILED;
+		usage = b.ngroups > 1;
+		err = -EINVAL;
 	}
 	if (!err)
 		err = convert_all(&b);
@@ -889,5 +889,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	free(b.groups);
 	state_release(&b.state);
 	pthread_mutex_destroy(&b.lock);
+	if (usage)
+		return EXIT_USAGE;
 	return err || b.failed || b.failed_inputs ? EXIT_FAILED : EXIT_OK;
 }
