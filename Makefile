@@ -137,7 +137,7 @@ fuzz: $(FUZZ_SRC)
 	done
 
 test: all $(TEST_BIN) $(FUZZ_BIN)
-	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) tests/run.sh
+	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) tests/run.sh
 
 check: test
 

@@ -18,6 +18,7 @@ check "lidia.pc names the prefix" grep -q '^prefix=/usr$' "$stage/usr/lib/pkgcon
 cat > "$TEST_TMP/consumer.c" <<'C'
 #include <lidia.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 int main(void)
 {
@@ -33,18 +34,24 @@ int main(void)
 	if (lidia_reader_open_mem(&r, buf, size, &LIDIA_READER_OPTS(.check_crc = true)))
 		return 1;
 	int n = lidia_reader_lookup(r, 0x1008, f, 4);
+	int ok = n == 1 && !memcmp(f[0].function.ptr, "hello", 5);
 	printf("%d %.*s %s\n", n, (int)f[0].function.len, f[0].function.ptr, lidia_version());
-	return n == 1 && !memcmp(f[0].function.ptr, "hello", 5) ? 0 : 1;
+	lidia_reader_close(r);
+	lidia_builder_free(b);
+	free(buf);
+	return ok ? 0 : 1;
 }
 C
 export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_LIBDIR=$stage/usr/lib/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 flags=$(pkg-config --cflags --libs lidia 2>&1)
+# A sanitized build (make SANITIZE=...) installs a sanitized library: its users build so too.
+san=${SANITIZE:+-fsanitize=$SANITIZE}
 check "pkg-config --cflags --libs lidia" [ $? -eq 0 ] || diag "$flags"
-out=$(cc -std=c11 -Wall -Werror -o "$TEST_TMP/consumer" "$TEST_TMP/consumer.c" $flags 2>&1)
+out=$(cc -std=c11 -Wall -Werror $san -o "$TEST_TMP/consumer" "$TEST_TMP/consumer.c" $flags 2>&1)
 check "a program builds against the installed shared library" [ $? -eq 0 ] || diag "$out"
 out=$(LD_LIBRARY_PATH=$stage/usr/lib "$TEST_TMP/consumer" 2>&1)
 check "and runs: $out" [ $? -eq 0 ]
-out=$(cc -std=c11 -Wall -Werror -o "$TEST_TMP/consumer-static" "$TEST_TMP/consumer.c" \
+out=$(cc -std=c11 -Wall -Werror $san -o "$TEST_TMP/consumer-static" "$TEST_TMP/consumer.c" \
 	$(pkg-config --cflags lidia) "$stage/usr/lib/liblidia.a" \
 	$(pkg-config --libs $(sed -n 's/^Requires.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc")) \
 	$(sed -n 's/^Libs.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc") 2>&1)
