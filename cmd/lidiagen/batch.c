@@ -535,9 +535,8 @@ static void convert_group(void *arg)
 							 ? state_output_level(b->state.saved, g->key)
 							 : (int)existing);
 				pthread_mutex_unlock(&b->lock);
-				if (verbosity >= 2)
-					group_message(g, false, "kept %s/%s: it has %s already", o->out_dir,
-						      g->out_key, level_names[existing]);
+				group_message(g, false, "kept %s/%s: it has %s already", o->out_dir,
+					      g->out_key, level_names[existing]);
 				goto out;
 			}
 		}
