@@ -15,6 +15,9 @@
 
 static bool is_debug_name(const char *n)
 {
+	/* Location lists and macros are never read: left out of the copy. */
+	if (n && (!strncmp(n, ".debug_loc", 10) || !strncmp(n, ".debug_mac", 10)))
+		return false;
 	return n && (!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8) ||
 		     !strcmp(n, ".gnu_debugaltlink"));
 }

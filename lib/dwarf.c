@@ -13,6 +13,8 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "demangle.h"
 #include "dwarf_extract.h"
@@ -20,6 +22,12 @@
 #include "functions.h"
 #include "internal.h"
 #include "name_blocks.h"
+
+/* A mangled name (libdw's pointer) and its demangled copy. */
+struct name_slot {
+	const char *mangled;
+	const char *name;
+};
 
 /* libdw's name of a file (a stable pointer), and ours. */
 struct path_slot {
@@ -69,6 +77,14 @@ struct dw {
 	size_t cap_stack;
 	/* Demangled names given to the frames, kept until the builder has them. */
 	struct name_block *names;
+	/*
+	 * Linkage names demangled so far, by the address of the mangled string
+	 * (libdw's, stable): an inlined function is named once per inline frame,
+	 * and demangling is a fifth of the time in C++.
+	 */
+	struct name_slot *demangled;
+	size_t ndemangled, cap_demangled;
+	struct name_block *demangled_names;
 	/* The current unit's file names joined to its comp_dir, by libdw's name. */
 	const char *comp_dir;
 	size_t comp_len;
@@ -113,7 +129,7 @@ static int add_subprog(struct dw *w, Dwarf_Die *die, uint32_t unit)
  * Subprograms at any depth: under namespaces and classes (C++), and nested
  * in other subprograms (GCC's nested functions); not inside inlined code.
  */
-static int scan_dies(struct dw *w, Dwarf_Die *parent, uint32_t unit, int level)
+static int scan_dies(struct dw *w, Dwarf_Die *parent, uint32_t unit, int level, bool in_func)
 {
 	Dwarf_Die child;
 	int err = 0, r;
@@ -125,15 +141,23 @@ static int scan_dies(struct dw *w, Dwarf_Die *parent, uint32_t unit, int level)
 		case DW_TAG_subprogram:
 			if ((err = add_subprog(w, &child, unit)))
 				return err;
-			err = scan_dies(w, &child, unit, level + 1);
+			err = scan_dies(w, &child, unit, level + 1, true);
 			break;
-		case DW_TAG_namespace:
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
+			/*
+			 * Compilers put code in classes only inside functions (a lambda's
+			 * closure type); at namespace level a class holds declarations,
+			 * and walking every one of them is a tenth of the time in C++.
+			 */
+			if (in_func)
+				err = scan_dies(w, &child, unit, level + 1, in_func);
+			break;
+		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_lexical_block:
-			err = scan_dies(w, &child, unit, level + 1);
+			err = scan_dies(w, &child, unit, level + 1, in_func);
 			break;
 		default:
 			break;
@@ -255,6 +279,49 @@ static void set_unit(struct dw *w, Dwarf_Die *cudie)
 	name_blocks_reset(&w->path_names, false);
 }
 
+static size_t name_hash(const char *p, size_t cap)
+{
+	return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+/* s demangled, from the cache or into it. */
+static const char *demangled_name(struct dw *w, const char *s)
+{
+	const char *d;
+	size_t i;
+
+	if (w->ndemangled * 2 >= w->cap_demangled) {
+		size_t cap = w->cap_demangled ? w->cap_demangled * 2 : 4096;
+		struct name_slot *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots) {
+			d = demangle(w->dm, s);
+			return d == s ? s : keep_name(w, d);
+		}
+		for (size_t k = 0; k < w->cap_demangled; k++) {
+			if (!w->demangled[k].mangled)
+				continue;
+			for (i = name_hash(w->demangled[k].mangled, cap); slots[i].mangled;
+			     i = (i + 1) & (cap - 1))
+				;
+			slots[i] = w->demangled[k];
+		}
+		free(w->demangled);
+		w->demangled = slots;
+		w->cap_demangled = cap;
+	}
+	for (i = name_hash(s, w->cap_demangled); w->demangled[i].mangled;
+	     i = (i + 1) & (w->cap_demangled - 1))
+		if (w->demangled[i].mangled == s)
+			return w->demangled[i].name;
+	d = demangle(w->dm, s);
+	if (d != s && !(d = name_blocks_str(&w->demangled_names, d, NULL)))
+		return keep_name(w, demangle(w->dm, s));
+	w->demangled[i] = (struct name_slot){ s, d };
+	w->ndemangled++;
+	return d;
+}
+
 /*
  * A subprogram's name as llvm-symbolizer prints it: the demangled linkage
  * name, else DW_AT_name, both followed through abstract origins and
@@ -268,11 +335,8 @@ static const char *die_name(struct dw *w, Dwarf_Die *die)
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 		s = dwarf_formstring(&attr);
-	if (s && *s) {
-		const char *d = demangle(w->dm, s);
-
-		return d == s ? s : keep_name(w, d);
-	}
+	if (s && *s)
+		return demangled_name(w, s);
 	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
 		s = dwarf_formstring(&attr);
 	return s && *s ? s : NULL;
@@ -547,26 +611,43 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 	return 0;
 }
 
+static int cmp_lo(const void *pa, const void *pb)
+{
+	const struct interval *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
 /* Keep the unit's rows that no kept subprogram range [first..end) of it covers. */
 static int keep_orphans(struct dw *w, const struct subprog *first, const struct subprog *end,
 			struct line_rows *out)
 {
 	const char *last_in = NULL, *last_out = NULL;
 	bool open = false; /* the last row kept is in effect still */
+	struct interval *iv = malloc(((size_t)(end - first) + 1) * sizeof(*iv));
+	size_t niv = 0, k = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < w->nrows; i++) {
+	if (!iv)
+		return -ENOMEM;
+	/* Kept ranges never overlap (resolve_overlaps): one sweep with the rows. */
+	for (const struct subprog *s = first; s < end; s++)
+		if (s->kept)
+			iv[niv++] = (struct interval){ s->lo, s->hi };
+	sort_array(iv, niv, sizeof(*iv), cmp_lo);
+	for (size_t i = 0; i < w->nrows && !err; i++) {
 		const struct row *r = &w->rows[i];
-		bool inside = false;
+		bool inside;
 		void *p;
-		int err;
 
-		for (const struct subprog *s = first; s < end && !inside; s++)
-			inside = s->kept && r->addr >= s->lo && r->addr < s->hi;
+		while (k < niv && iv[k].hi <= r->addr)
+			k++;
+		inside = k < niv && iv[k].lo <= r->addr;
 		if (inside && open) {
 			/* A row left out ends the one kept before it: a row with no file. */
 			p = out->v;
 			if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
-				return err;
+				break;
 			out->v = p;
 			out->v[out->n++] = (struct line_row){ r->addr, NULL, 0 };
 			open = false;
@@ -577,16 +658,19 @@ static int keep_orphans(struct dw *w, const struct subprog *first, const struct 
 		if (r->file && r->file != last_in) { /* a copy that outlives the unit */
 			last_in = r->file;
 			last_out = name_blocks_str(&out->names, r->file, NULL);
-			if (!last_out)
-				return -ENOMEM;
+			if (!last_out) {
+				err = -ENOMEM;
+				break;
+			}
 		}
 		p = out->v;
 		if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
-			return err;
+			break;
 		out->v = p;
 		out->v[out->n++] = (struct line_row){ r->addr, r->file ? last_out : NULL, r->line };
 	}
-	return 0;
+	free(iv);
+	return err;
 }
 
 static int cmp_line_row(const void *pa, const void *pb)
@@ -594,6 +678,64 @@ static int cmp_line_row(const void *pa, const void *pb)
 	const struct line_row *a = pa, *b = pb;
 
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Sections libdw would inflate at open that lidiagen never reads (locations, macros). */
+static bool unread_section(const char *n)
+{
+	return n && (!strcmp(n, ".debug_loclists") || !strcmp(n, ".debug_loc") ||
+		     !strcmp(n, ".debug_macro") || !strcmp(n, ".debug_macinfo") ||
+		     !strcmp(n, ".zdebug_loc") || !strcmp(n, ".zdebug_macro"));
+}
+
+/*
+ * libdw inflates every compressed debug section when it opens a file; the
+ * location lists alone are an eighth of a large C++ file's DWARF. They are
+ * made to look empty (in libelf's copy of the section headers, not the file).
+ */
+static void hide_unread_sections(struct lidia_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    unread_section(elf_strptr(e->elf, shstrndx, sh.sh_name))) {
+			sh.sh_type = SHT_NOBITS;
+			gelf_update_shdr(scn, &sh);
+		}
+	}
+}
+
+/*
+ * Once libdw has inflated the compressed sections, their bytes in our
+ * mapping of the file are read no more: give the pages back (a file mapping
+ * reads them again if ever touched).
+ */
+static void drop_compressed_pages(const struct lidia_elf *e)
+{
+	uintptr_t base = (uintptr_t)e->map, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	Elf_Scn *scn = NULL;
+
+	if (!e->map)
+		return;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		uintptr_t lo, hi;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
+		    sh.sh_type == SHT_NOBITS || sh.sh_offset > e->size ||
+		    sh.sh_size > e->size - sh.sh_offset)
+			continue;
+		lo = (base + sh.sh_offset + page - 1) & ~(page - 1);
+		hi = (base + sh.sh_offset + sh.sh_size) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
 }
 
 int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
@@ -609,9 +751,11 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 	Dwarf *dw;
 	int err = 0;
 
+	hide_unread_sections(e);
 	dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return 0; /* no DWARF here */
+	drop_compressed_pages(e);
 	if (alt)
 		dwarf_setalt(dw, alt);
 	frames_init(&w.fr, b, opts->lines, opts->files);
@@ -643,7 +787,7 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		err = scan_dies(&w, unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
 					    ? &subdie
 					    : &cudie,
-				(uint32_t)ncus, 0);
+				(uint32_t)ncus, 0, false);
 		ncus++;
 		if (err)
 			goto out;
@@ -690,6 +834,8 @@ out:
 	free(w.stack);
 	name_blocks_reset(&w.names, true);
 	name_blocks_reset(&w.path_names, true);
+	name_blocks_reset(&w.demangled_names, true);
+	free(w.demangled);
 	free(w.paths);
 	dwarf_end(dw);
 	return err;

@@ -30,7 +30,8 @@ struct dwarf_extract_stats {
  * of the symbol in syms (resolved, may be NULL) that covers them, as
  * llvm-symbolizer does; the extents written are added to covered, and the
  * line rows of code no subprogram describes to orphans (for the symbols that
- * will name it). An image without DWARF adds nothing.
+ * will name it). An image without DWARF adds nothing. e's location and
+ * macro sections are made to look empty to libdw (it never needs them).
  */
 int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
