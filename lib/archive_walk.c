@@ -183,7 +183,9 @@ static int walk_entries(struct walk *w, struct archive *a, const char *path, uns
 static void read_elf(struct walk *w, struct archive *a, const char *path, const char *member,
 		     const unsigned char *head, size_t head_len, int64_t size)
 {
-	size_t cap = size >= 0 ? (size_t)size : head_len * 2 + 65536, len = head_len;
+	/* The declared size is a hint: the data may run past it (a lying header). */
+	size_t cap = size >= 0 && (size_t)size >= head_len ? (size_t)size : head_len * 2 + 65536;
+	size_t len = head_len;
 	unsigned char *data = malloc(cap ? cap : 1);
 
 	if (!data) {
@@ -195,7 +197,7 @@ static void read_elf(struct walk *w, struct archive *a, const char *path, const 
 	for (;;) {
 		la_ssize_t n;
 
-		if (len == cap) {
+		if (len >= cap) {
 			void *p;
 
 			if (cap >= w->lim->max_member) {
@@ -230,6 +232,20 @@ static void read_elf(struct walk *w, struct archive *a, const char *path, const 
 	}
 	if (w->cb->elf(w->cb->ctx, path, member, data, len))
 		w->stop = true;
+}
+
+/*
+ * Read past a member that is neither ELF nor an archive, counting what it
+ * inflates to: a compressed member of zeros is a bomb too, and must stop
+ * at the limit rather than be inflated whole by libarchive's own skip.
+ */
+static void skip_member(struct walk *w, struct archive *a)
+{
+	char buf[65536];
+	la_ssize_t n;
+
+	while (w->total <= w->lim->max_total && (n = la.archive_read_data(a, buf, sizeof(buf))) > 0)
+		w->total += (uint64_t)n;
 }
 
 static void walk_nested(struct walk *w, struct archive *parent, const char *path,
@@ -304,10 +320,13 @@ static int walk_entries(struct walk *w, struct archive *a, const char *path, uns
 				continue;
 			}
 			walk_nested(w, a, full, head, (size_t)n, depth + 1);
+		} else {
+			skip_member(w, a);
 		}
 		if (w->total > w->lim->max_total) {
-			problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
-				(unsigned long long)w->lim->max_total);
+			if (!w->stop) /* said once, by the level that saw it */
+				problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
+					(unsigned long long)w->lim->max_total);
 			w->stop = true;
 			return -1;
 		}
@@ -322,6 +341,9 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 	int err = 0;
 
 	if (open_result != ARCHIVE_OK) {
+		/* It looked like an archive (its magic): cut short or damaged. */
+		problem(&w, path, "truncated or corrupt archive: %s",
+			la.archive_error_string(a) ? la.archive_error_string(a) : "cannot open");
 		err = LIDIA_E_ARCHIVE;
 		goto out;
 	}

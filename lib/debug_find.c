@@ -40,7 +40,7 @@ static bool build_id_path(char *buf, size_t size, const char *dir, const char *h
 static int open_matching(const char *path, const char *want, struct lidia_elf **out)
 {
 	struct lidia_elf *e;
-	char id[130];
+	char id[LIDIA_KEY_MAX];
 
 	if (access(path, R_OK) || elf_image_open(&e, path, true))
 		return 0;
@@ -102,7 +102,7 @@ static uint32_t file_crc32(const char *path, bool *ok)
 
 int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct lidia_elf **out)
 {
-	char id[130], path[PATH_MAX], dir[PATH_MAX];
+	char id[LIDIA_KEY_MAX], path[PATH_MAX], dir[PATH_MAX];
 	const char *link;
 	GElf_Word crc;
 
@@ -141,7 +141,7 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
 int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct lidia_elf **out)
 {
 	const unsigned char *data, *end;
-	char hex[130], path[PATH_MAX], dir[PATH_MAX];
+	char hex[LIDIA_KEY_MAX], path[PATH_MAX], dir[PATH_MAX];
 	const char *name, *root;
 	uint64_t addr, size;
 	size_t idlen;

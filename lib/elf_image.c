@@ -22,6 +22,37 @@ bool lidia_is_elf(const void *buf, size_t size)
 	return size >= EI_NIDENT && !memcmp(buf, ELFMAG, SELFMAG);
 }
 
+/*
+ * A file cut short (a copy interrupted, a bad download) still parses as ELF,
+ * with fewer symbols than it should: its headers, and every section with
+ * contents, must lie within it.
+ */
+static bool whole(const struct lidia_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	/* From the header itself: libelf counts no sections it cannot read. */
+	shnum = e->ehdr.e_shnum;
+	if ((shnum || e->ehdr.e_shoff) &&
+	    (e->ehdr.e_shoff > e->size ||
+	     (uint64_t)(shnum ? shnum : 1) * e->ehdr.e_shentsize > e->size - e->ehdr.e_shoff))
+		return false;
+	if (e->ehdr.e_phoff > e->size ||
+	    (uint64_t)e->ehdr.e_phnum * e->ehdr.e_phentsize > e->size - e->ehdr.e_phoff)
+		return false;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset))
+			return false;
+	}
+	return true;
+}
+
 int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name)
 {
 	return elf_image_open_mem(out, buf, size, name, false);
@@ -53,6 +84,8 @@ int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const cha
 	}
 	if (!any_type && e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
 		err = LIDIA_E_ELF_TYPE;
+	else if (!whole(e))
+		err = LIDIA_E_ELF_TRUNCATED;
 out:
 	if (err)
 		lidia_elf_close(e);

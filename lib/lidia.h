@@ -51,6 +51,7 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_ORDER, "VA table not sorted in lidia file")                          \
 	X(LIDIA_E_NOT_ELF, "not an ELF file")                                          \
 	X(LIDIA_E_ELF, "malformed ELF file")                                           \
+	X(LIDIA_E_ELF_TRUNCATED, "truncated ELF file (sections past its end)")         \
 	X(LIDIA_E_GO, "malformed Go pclntab")                                          \
 	X(LIDIA_E_ARCHIVE, "unreadable archive")                                       \
 	X(LIDIA_E_NO_LIBARCHIVE, "libarchive.so.13 cannot be loaded")                   \
@@ -382,7 +383,10 @@ struct lidia_store_opts {
 /* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
 LIDIA_API bool lidia_template_valid(const char *key_template);
 
-/* True for a build ID that can become a key: lowercase hex, even length, 2 to 128 digits. */
+/* Room for the longest key and its NUL: 256 hex digits (a 128-byte ID). */
+#define LIDIA_KEY_MAX 257
+
+/* True for a build ID that can become a key: lowercase hex, even length, 2 to 256 digits. */
 LIDIA_API bool lidia_build_id_valid(const char *hex);
 
 /* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, not "." or "..". */

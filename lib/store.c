@@ -30,7 +30,7 @@ bool lidia_build_id_valid(const char *hex)
 {
 	size_t n = strlen(hex);
 
-	if (n < 2 || n > 128 || n % 2)
+	if (n < 2 || n > LIDIA_KEY_MAX - 1 || n % 2)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))

@@ -147,7 +147,7 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 {
 	struct lidia_elf_info info;
 	struct lidia_elf *e = NULL;
-	char key[130];
+	char key[LIDIA_KEY_MAX];
 	bool has_key;
 	int err;
 
@@ -217,6 +217,12 @@ static int identify_member(void *ctx, const char *path, const char *member, unsi
 	return 0;
 }
 
+/* A problem inside an archive, reported from the member walk's context. */
+static void member_problem(void *ctx, const char *path, const char *msg)
+{
+	input_problem(((struct member_ctx *)ctx)->b, path, msg);
+}
+
 static bool want_member(void *ctx, const char *member)
 {
 	struct member_ctx *m = ctx;
@@ -253,7 +259,7 @@ static void identify_input(void *arg)
 	} else if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
 		struct member_ctx m = { b, t->input };
 		struct lidia_archive_cb cb = { .elf = identify_member, .want = want_member,
-					       .problem = input_problem, .ctx = &m };
+					       .problem = member_problem, .ctx = &m };
 		unsigned problems = 0;
 		int err;
 
@@ -662,6 +668,11 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 	return 0;
 }
 
+static bool capture_want(void *ctx, const char *member)
+{
+	return walk_wanted(&((struct capture_ctx *)ctx)->b->walk, member);
+}
+
 static bool group_uses_input(const struct batch *b, const struct group *g, size_t input)
 {
 	ssize_t idx[2] = { g->main, g->bin };
@@ -725,8 +736,8 @@ static int convert_all(struct batch *b)
 	/* Then each archive, streamed once, its members handed to the groups that read them. */
 	for (size_t k = 0; k < s->ninputs; k++) {
 		struct capture_ctx c = { b, k };
-		struct lidia_archive_cb cb = { .elf = capture_member, .problem = input_problem,
-					       .ctx = &c };
+		/* Problems were said when the archive was first read: not again. */
+		struct lidia_archive_cb cb = { .elf = capture_member, .want = capture_want, .ctx = &c };
 		int fd;
 
 		if (!needed[k])

@@ -23,6 +23,33 @@
 		goto fail;                                                                   \
 	} while (0)
 
+/*
+ * The values the options point at live as long as the process: every copy
+ * is remembered here (so nothing is lost, even for a flag's "true").
+ */
+static char **kept;
+static size_t nkept, cap_kept;
+
+static char *keep(const char *s)
+{
+	char *v = strdup(s);
+
+	if (v && nkept == cap_kept) {
+		size_t cap = cap_kept ? cap_kept * 2 : 64;
+		char **p = realloc(kept, cap * sizeof(*kept));
+
+		if (!p) {
+			free(v);
+			return NULL;
+		}
+		kept = p;
+		cap_kept = cap;
+	}
+	if (v)
+		kept[nkept++] = v;
+	return v;
+}
+
 static const struct opt_def *find_opt(const char *key)
 {
 	for (size_t i = 0; i < nconvert_opts; i++)
@@ -52,7 +79,7 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 	for (;;) {
 		const struct opt_def *def;
 		yaml_mark_t key_mark;
-		char *key, msg[256];
+		char key[128], msg[256];
 
 		if (have_ev)
 			yaml_event_delete(&ev);
@@ -88,9 +115,7 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 
 		/* A key, then its value: a scalar, or a sequence of scalars. */
 		key_mark = ev.start_mark;
-		key = strdup((const char *)ev.data.scalar.value);
-		if (!key)
-			BAD_AT(key_mark, "out of memory");
+		snprintf(key, sizeof(key), "%s", (const char *)ev.data.scalar.value);
 		def = find_opt(key);
 		if (!def || !strcmp(key, "config")) {
 			BAD_AT(key_mark, "unknown key '%s'", key);
@@ -99,8 +124,12 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 		if (!(have_ev = next(&p, &ev)))
 			BAD_AT(p.problem_mark, "%s", p.problem ? p.problem : "invalid YAML");
 		if (ev.type == YAML_SCALAR_EVENT) {
-			char *v = strdup((const char *)ev.data.scalar.value);
+			char *v;
 
+			/* A list option with no value ("include:") is an empty list. */
+			if (def->kind == OPT_LIST && !ev.data.scalar.length)
+				continue;
+			v = keep((const char *)ev.data.scalar.value);
 			if (!v || option_apply(o, key, v, false, NULL, msg, sizeof(msg)))
 				BAD_AT(ev.start_mark, "%s", v ? msg : "out of memory");
 		} else if (ev.type == YAML_SEQUENCE_START_EVENT && def->kind == OPT_LIST) {
@@ -115,7 +144,7 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 					break;
 				if (ev.type != YAML_SCALAR_EVENT)
 					BAD_AT(ev.start_mark, "%s: the list holds a non-scalar", key);
-				v = strdup((const char *)ev.data.scalar.value);
+				v = keep((const char *)ev.data.scalar.value);
 				if (!v || option_apply(o, key, v, false, NULL, msg, sizeof(msg)))
 					BAD_AT(ev.start_mark, "%s", v ? msg : "out of memory");
 			}
@@ -124,7 +153,6 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 			       def->kind == OPT_LIST ? "expects a value or a list of values"
 						     : "expects one value");
 		}
-		free(key);
 	}
 fail:
 	if (have_ev)

@@ -129,7 +129,7 @@ int option_apply(struct batch_opts *o, const char *name, const char *value, bool
 		return BAD("unknown option '%s'", name);
 	if (def->kind == OPT_FLAG && parse_bool(value, &on))
 		return BAD("%s: '%s' is not true or false", name, value);
-	if (def->kind == OPT_LIST && from_cli && seen && idx < 16 && !seen->list[idx]) {
+	if (def->kind == OPT_LIST && from_cli && seen && idx < 64 && !seen->list[idx]) {
 		/* The command line's list replaces the config file's. */
 		seen->list[idx] = true;
 		if (!strcmp(name, "include"))

@@ -29,7 +29,7 @@ extern const size_t nconvert_opts;
 
 /* Which list options the command line has set (its lists replace the config's). */
 struct opt_seen {
-	bool list[16];
+	bool list[64];
 };
 
 /*

@@ -196,7 +196,12 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-int state_save(const struct state *s, const char *path)
+static int cmp_output(const void *a, const void *b)
+{
+	return strcmp(((const struct state_output *)a)->key, ((const struct state_output *)b)->key);
+}
+
+int state_save(struct state *s, const char *path)
 {
 	char tmp[PATH_MAX];
 	FILE *f;
@@ -214,6 +219,9 @@ int state_save(const struct state *s, const char *path)
 		return -ENOMEM;
 	}
 	fprintf(f, "%s\n", STATE_MAGIC);
+	/* In key order, whatever order the conversions finished in. */
+	if (s->noutputs > 1)
+		qsort(s->outputs, s->noutputs, sizeof(*s->outputs), cmp_output);
 	for (size_t i = 0; i < s->noutputs; i++)
 		fprintf(f, "O\t%s\t%d\n", s->outputs[i].key, s->outputs[i].level);
 	for (size_t i = 0; i < s->ninputs; i++) {

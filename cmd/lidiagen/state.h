@@ -28,14 +28,14 @@ struct state_part {
 	char *path;   /* the file, or file!member!member */
 	char *member; /* the member's path in its archive, NULL for a file */
 	size_t input;
-	char key[130];
+	char key[LIDIA_KEY_MAX];
 	struct lidia_elf_info info;
 	uint64_t size;
 };
 
 /* What converting a key's parts gave last time: its level (see batch.c). */
 struct state_output {
-	char key[130];
+	char key[LIDIA_KEY_MAX];
 	int level;
 };
 
@@ -61,7 +61,7 @@ void state_release(struct state *s);
 void state_load(struct state *s, const char *path, bool ignore);
 
 /* Write the state to path atomically (temporary file, rename). */
-int state_save(const struct state *s, const char *path);
+int state_save(struct state *s, const char *path);
 
 /*
  * Add a top-level input; when the saved state has it with the same size and

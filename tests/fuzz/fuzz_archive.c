@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Fuzz target: the archive walk (lidia_archive_walk_mem) on arbitrary bytes,
+ * with small limits (a member of 1 MiB, 8 MiB per archive, 3 levels of
+ * nesting) so that bombs are cut short. Built with libFuzzer by `make fuzz`
+ * (build/fuzz/fuzz_archive) and with tests/fuzz/replay.c by `make test`,
+ * which replays tests/fuzz/corpus/archive/ (made by
+ * tests/lib/batch_fuzz_corpus.py).
+ *
+ * Every ELF member is opened as the batch opens it (lidia_elf_open_mem, its
+ * build ID and what it holds), then freed. Besides "never crash", it asserts
+ * what the API promises: a member is never larger than max_member, the
+ * members of one walk add up to at most max_total, a path is "name!member"
+ * and a member name never holds a control character, every problem is
+ * counted, and the want callback is asked before a member is handed over.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lidia.h"
+
+#define NAME "in"
+
+static const struct lidia_archive_limits limits = {
+	.max_member = 1u << 20,
+	.max_total = 8u << 20,
+	.max_depth = 3,
+};
+
+struct ctx {
+	uint64_t total;
+	unsigned problems, elves;
+	char last_wanted[1024];
+};
+
+static volatile uint64_t sink;
+
+static void check_name(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			abort(); /* member names are cleaned for messages */
+}
+
+static int on_elf(void *p, const char *path, const char *member, unsigned char *data, size_t size)
+{
+	struct ctx *c = p;
+	struct lidia_elf *e = NULL;
+	struct lidia_elf_info info;
+	char id[130];
+
+	if (!data || size > limits.max_member)
+		abort();
+	c->total += size;
+	if (c->total > limits.max_total)
+		abort();
+	if (strncmp(path, NAME "!", sizeof(NAME)) || !member)
+		abort();
+	check_name(path);
+	/* The member handed over is the one last asked about. */
+	if (strcmp(member, c->last_wanted))
+		abort();
+	if (lidia_elf_open_mem(&e, data, size, path) == 0) {
+		if (!e)
+			abort();
+		if (lidia_elf_build_id(e, id, sizeof(id)) == 0)
+			sink += strlen(id);
+		lidia_elf_info(e, &info);
+		sink += info.debug_file + info.has_dwarf + info.has_go + info.has_symtab +
+			strlen(info.go_build_id);
+		lidia_elf_close(e);
+	} else if (e) {
+		abort(); /* a failed open leaves *out NULL */
+	}
+	c->elves++;
+	free(data);
+	return 0;
+}
+
+static bool on_want(void *p, const char *member)
+{
+	struct ctx *c = p;
+
+	check_name(member);
+	snprintf(c->last_wanted, sizeof(c->last_wanted), "%s", member);
+	/* Leave some members out, so that skipping is exercised as well. */
+	return strlen(member) % 5 != 4;
+}
+
+static void on_problem(void *p, const char *path, const char *msg)
+{
+	struct ctx *c = p;
+
+	if (!path || !msg || strncmp(path, NAME, sizeof(NAME) - 1))
+		abort();
+	check_name(path);
+	sink += strlen(msg);
+	c->problems++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ctx c = { 0 };
+	struct lidia_archive_cb cb = { .elf = on_elf, .want = on_want, .problem = on_problem, .ctx = &c };
+	unsigned problems = 0;
+	int err;
+
+	/* What the batch sniffs first; the walk itself must cope with anything. */
+	sink += lidia_archive_magic(data, size);
+	err = lidia_archive_walk_mem(data, size, NAME, &limits, &cb, &problems);
+	if (err > 0 || problems != c.problems)
+		abort();
+	return 0;
+}
