@@ -50,6 +50,7 @@ struct group {
 	enum level predicted;
 	enum status status;
 	bool done;		/* converted, kept or failed: its lines may be printed */
+	bool dispatched;	/* handed to the pool (under the batch lock once threads run) */
 	char out_key[512];
 	struct lidia_extract_stats st;
 	enum level level;
@@ -625,6 +626,7 @@ static void dispatch(struct batch *b, struct group *g)
 	struct convert_task *t = malloc(sizeof(*t));
 
 	g->status = ST_PENDING;
+	g->dispatched = true;
 	if (!t) {
 		g->status = ST_FAILED;
 		g->done = true;
@@ -647,11 +649,12 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 	struct batch *b = c->b;
 
 	(void)member;
+	pthread_mutex_lock(&b->lock);
 	for (size_t i = 0; i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
 		ssize_t idx[2] = { g->main, g->bin };
 
-		if (g->done)
+		if (g->dispatched || g->done)
 			continue;
 		for (int s = 0; s < 2; s++) {
 			const struct state_part *p = idx[s] >= 0 ? &b->state.parts[idx[s]] : NULL;
@@ -660,10 +663,12 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 			    !strcmp(p->path, path)) {
 				g->data[s] = data;
 				g->size[s] = size;
+				pthread_mutex_unlock(&b->lock);
 				return 0;
 			}
 		}
 	}
+	pthread_mutex_unlock(&b->lock);
 	free(data);
 	return 0;
 }
@@ -711,6 +716,52 @@ static bool needs_work(struct batch *b, struct group *g)
 	return access(path, F_OK) || file_level(path, &st, &size, NULL) < g->predicted;
 }
 
+/*
+ * One archive, streamed once: its members go to the groups that read them,
+ * and each group whose every part is now here is converted. Archives stream
+ * side by side (one per job), so memory holds a few archives' members, not
+ * the tree's.
+ */
+struct archive_task {
+	struct batch *b;
+	size_t input;
+};
+
+static void stream_archive(void *arg)
+{
+	struct archive_task *t = arg;
+	struct batch *b = t->b;
+	struct state *s = &b->state;
+	struct capture_ctx c = { b, t->input };
+	/* Problems were said when the archive was first read: not again. */
+	struct lidia_archive_cb cb = { .elf = capture_member, .want = capture_want, .ctx = &c };
+	struct group **ready;
+	size_t nready = 0;
+	int fd;
+
+	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &b->o->limits, &cb, NULL);
+		close(fd);
+	}
+	ready = malloc(b->ngroups * sizeof(*ready) + 1);
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; ready && i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+
+		if (!g->dispatched && !g->done && group_uses_input(b, g, t->input) &&
+		    group_ready(b, g)) {
+			g->dispatched = true;
+			ready[nready++] = g;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	for (size_t i = 0; i < nready; i++)
+		dispatch(b, ready[i]);
+	free(ready);
+	free(t);
+}
+
 static int convert_all(struct batch *b)
 {
 	struct state *s = &b->state;
@@ -732,45 +783,21 @@ static int convert_all(struct batch *b)
 			if (group_uses_input(b, g, k))
 				needed[k] = true;
 	}
-	pool_wait(&b->pool);
-	/* Then each archive, streamed once, its members handed to the groups that read them. */
+	/* Then the archives, side by side with those conversions. */
 	for (size_t k = 0; k < s->ninputs; k++) {
-		struct capture_ctx c = { b, k };
-		/* Problems were said when the archive was first read: not again. */
-		struct lidia_archive_cb cb = { .elf = capture_member, .want = capture_want, .ctx = &c };
-		int fd;
+		struct archive_task *t;
 
-		if (!needed[k])
+		if (!needed[k] || !(t = malloc(sizeof(*t))))
 			continue;
-		fd = open(s->inputs[k].path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			input_problem(b, s->inputs[k].path, strerror(errno));
-		} else {
-			lidia_archive_walk_fd(fd, s->inputs[k].path, &b->o->limits, &cb, NULL);
-			close(fd);
-		}
-		for (size_t i = 0; i < b->ngroups; i++) {
-			struct group *g = &b->groups[i];
-			bool later = false;
-
-			if (g->done || !group_uses_input(b, g, k))
-				continue;
-			for (size_t m = k + 1; m < s->ninputs && !later; m++)
-				later = group_uses_input(b, g, m);
-			if (!later) /* nothing more will come: convert with what was found */
-				dispatch(b, g);
-		}
-		pool_wait(&b->pool);
-		for (size_t i = 0; i < b->ngroups; i++) {
-			struct group *g = &b->groups[i];
-
-			if (g->done)
-				for (int sl = 0; sl < 2; sl++) {
-					free(g->data[sl]);
-					g->data[sl] = NULL;
-				}
-		}
+		*t = (struct archive_task){ b, k };
+		pool_add(&b->pool, stream_archive, t);
 	}
+	pool_wait(&b->pool);
+	/* A member not found again (the archive changed since): the group says so. */
+	for (size_t i = 0; i < b->ngroups; i++)
+		if (!b->groups[i].dispatched && !b->groups[i].done)
+			dispatch(b, &b->groups[i]);
+	pool_wait(&b->pool);
 	free(needed);
 	return 0;
 }
