@@ -714,25 +714,39 @@ static void hide_unread_sections(struct lidia_elf *e)
 /*
  * Once libdw has inflated the compressed sections, their bytes in our
  * mapping of the file are read no more: give the pages back (a file mapping
- * reads them again if ever touched).
+ * reads them again if ever touched). Where they are must be noted before
+ * libdw opens the file: libelf rewrites the headers of what it inflates.
  */
-static void drop_compressed_pages(const struct lidia_elf *e)
+struct compressed_span {
+	uint64_t off, size;
+};
+
+static size_t note_compressed(const struct lidia_elf *e, struct compressed_span *out, size_t max)
 {
-	uintptr_t base = (uintptr_t)e->map, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	Elf_Scn *scn = NULL;
+	size_t n = 0;
 
 	if (!e->map)
-		return;
-	while ((scn = elf_nextscn(e->elf, scn))) {
+		return 0;
+	while (n < max && (scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
-		uintptr_t lo, hi;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
-		    sh.sh_type == SHT_NOBITS || sh.sh_offset > e->size ||
-		    sh.sh_size > e->size - sh.sh_offset)
-			continue;
-		lo = (base + sh.sh_offset + page - 1) & ~(page - 1);
-		hi = (base + sh.sh_offset + sh.sh_size) & ~(page - 1);
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_offset <= e->size &&
+		    sh.sh_size <= e->size - sh.sh_offset)
+			out[n++] = (struct compressed_span){ sh.sh_offset, sh.sh_size };
+	}
+	return n;
+}
+
+static void drop_pages(const struct lidia_elf *e, const struct compressed_span *spans, size_t n)
+{
+	uintptr_t base = (uintptr_t)e->map, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t lo = (base + spans[i].off + page - 1) & ~(page - 1);
+		uintptr_t hi = (base + spans[i].off + spans[i].size) & ~(page - 1);
+
 		if (hi > lo)
 			madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	}
@@ -747,15 +761,18 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 			.covered = covered };
 	Dwarf_Die *cudies = NULL;
 	size_t ncus = 0, cap_cus = 0;
+	struct compressed_span spans[64];
+	size_t nspans;
 	Dwarf_CU *cu = NULL;
 	Dwarf *dw;
 	int err = 0;
 
 	hide_unread_sections(e);
+	nspans = note_compressed(e, spans, ARRAY_SIZE(spans));
 	dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return 0; /* no DWARF here */
-	drop_compressed_pages(e);
+	drop_pages(e, spans, nspans);
 	if (alt)
 		dwarf_setalt(dw, alt);
 	frames_init(&w.fr, b, opts->lines, opts->files);
