@@ -3,6 +3,15 @@
 #include "internal.h"
 #include "symbols.h"
 
+/* True when section shndx holds code. */
+static bool in_code(const struct lidia_elf *e, unsigned shndx)
+{
+	Elf_Scn *scn = elf_getscn(e->elf, shndx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* Where the section a symbol is defined in ends (0 when unknown). */
 static uint64_t section_end(const struct lidia_elf *e, unsigned shndx)
 {
@@ -40,11 +49,19 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 			file = s.st_name ? elf_strptr(e->elf, sh->sh_link, s.st_name) : NULL;
 			continue;
 		}
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-		    s.st_name == 0)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+		    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || s.st_name == 0)
 			continue;
 		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
+			continue;
+		/*
+		 * Untyped symbols in code are assembly functions without .type (as
+		 * llvm-symbolizer takes them), but not local labels (.L) or ARM's
+		 * mapping symbols ($a, $t, $x, $d).
+		 */
+		if (type == STT_NOTYPE &&
+		    (name[0] == '$' || !strncmp(name, ".L", 2) || !in_code(e, s.st_shndx)))
 			continue;
 		if (e->ehdr.e_machine == EM_ARM)
 			s.st_value &= ~(GElf_Addr)1; /* the Thumb bit is not part of the address */

@@ -29,7 +29,8 @@ struct sym_vec {
 
 /*
  * Append every defined, named STT_FUNC and STT_GNU_IFUNC symbol of e's
- * .symtab and/or .dynsym to out.
+ * .symtab and/or .dynsym to out, and STT_NOTYPE ones in code sections
+ * (assembly without .type) but for local labels and mapping symbols.
  */
 int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym);
 
