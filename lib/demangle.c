@@ -28,5 +28,4 @@ void demangler_release(struct demangler *d)
 {
 	free(d->buf);
 	d->buf = NULL;
-	d->cap = 0;
 }

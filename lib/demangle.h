@@ -6,16 +6,18 @@
 #include <stddef.h>
 
 /*
- * Demangling of C++ (Itanium ABI) and Rust legacy names, which is what
- * llvm-symbolizer prints. The buffer is reused from call to call.
+ * Demangling of C++ (Itanium ABI), Rust and D names, as llvm-symbolizer
+ * prints them. buf holds the last result.
  */
 struct demangler {
 	char *buf;
-	size_t cap;
 	bool enabled;
 };
 
-/* name demangled, or name itself when it is not mangled or demangling is off. */
+/*
+ * name demangled, or name itself when it is not mangled or demangling is off.
+ * A demangled name lives until the next call.
+ */
 const char *demangle(struct demangler *d, const char *name);
 
 void demangler_release(struct demangler *d);
