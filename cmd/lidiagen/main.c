@@ -8,7 +8,8 @@
 int verbosity = 1;
 
 static const char usage_text[] =
-	"usage: lidiagen [OPTIONS] PATH... -o DIR     convert ELF files to .lidia files\n"
+	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
+	"                            ELF files, archives, directories (-r) to Lidia files\n"
 	"       lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
 	"       lidiagen info FILE.lidia\n"
 	"       lidiagen verify PATH...\n"
