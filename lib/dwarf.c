@@ -18,6 +18,7 @@
 
 #include "demangle.h"
 #include "dwarf_extract.h"
+#include "dwarf_lines.h"
 #include "frames.h"
 #include "functions.h"
 #include "internal.h"
@@ -92,6 +93,10 @@ struct dw {
 	size_t npaths, cap_paths;
 	struct name_block *path_names;
 	struct frames fr;
+	/* Our own decoding of the line programs (dwarf_lines.c); libdw's when it cannot. */
+	struct dwarf_sections secs;
+	struct line_table lt;
+	bool lt_ok; /* the current unit's rows and files are lt's */
 };
 
 static bool code_range(uint64_t lo, uint64_t hi)
@@ -397,12 +402,18 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			n->call_line = 0;
 			if (dwarf_attr(&child, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &v))
 				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
-			if (files && dwarf_attr(&child, DW_AT_call_file, &attr) &&
+			if ((files || w->lt_ok) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
 			    !dwarf_formudata(&attr, &v)) {
-				const char *f = dwarf_filesrc(files, v, NULL, NULL);
+				const char *f;
 
-				if (f && strcmp(f, "???"))
-					n->call_file = unit_path(w, f);
+				if (w->lt_ok)
+					f = v < w->lt.nfiles ? w->lt.files[v] : NULL;
+				else if ((f = dwarf_filesrc(files, v, NULL, NULL)) && strcmp(f, "???"))
+					f = unit_path(w, f);
+				else
+					f = NULL;
+				if (f)
+					n->call_file = f;
 				else
 					w->st->bad_file_index++;
 			}
@@ -578,8 +589,31 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 	int err;
 
 	w->nrows = 0;
-	if (!w->opts->lines && !w->opts->files)
+	w->lt_ok = false;
+	if (!w->opts->lines && !w->opts->files && !w->opts->inlines)
 		return 0;
+	if (w->secs.line) {
+		Dwarf_Attribute attr;
+		Dwarf_Word off;
+		Dwarf_Die cu;
+		uint8_t address_size, offset_size;
+
+		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off) &&
+		    dwarf_diecu(cudie, &cu, &address_size, &offset_size) &&
+		    !line_table_decode(&w->lt, &w->secs, off, w->comp_dir, address_size)) {
+			p = w->rows;
+			if ((err = lidia_grow(&p, &w->cap_rows, w->lt.nrows + 1, sizeof(*w->rows))))
+				return err;
+			w->rows = p;
+			for (size_t i = 0; i < w->lt.nrows; i++)
+				w->rows[i] = (struct row){ w->lt.rows[i].addr, w->lt.rows[i].file,
+							   w->lt.rows[i].line };
+			w->nrows = w->lt.nrows;
+			w->lt_ok = true;
+			return 0;
+		}
+		w->st->lines_by_libdw++;
+	}
 	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
 		return 0;
 	p = w->rows;
@@ -752,6 +786,42 @@ static void drop_pages(const struct lidia_elf *e, const struct compressed_span *
 	}
 }
 
+/*
+ * The sections the line programs read, as libdw left them (inflated).
+ * Little-endian images only: the decoder reads that byte order.
+ */
+static void find_line_sections(struct lidia_elf *e, struct dwarf_sections *s)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	memset(s, 0, sizeof(*s));
+	if (e->ehdr.e_ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(e->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const unsigned char **data = NULL;
+		size_t *size = NULL;
+		const char *n;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    !(n = elf_strptr(e->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(n, ".debug_line"))
+			data = &s->line, size = &s->line_size;
+		else if (!strcmp(n, ".debug_str"))
+			data = &s->str, size = &s->str_size;
+		else if (!strcmp(n, ".debug_line_str"))
+			data = &s->line_str, size = &s->line_str_size;
+		if (data && (d = elf_getdata(scn, NULL)) && d->d_buf) {
+			*data = d->d_buf;
+			*size = d->d_size;
+		}
+	}
+}
+
 int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
 		  struct demangler *dm, struct intervals *covered, struct line_rows *orphans,
@@ -772,6 +842,7 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 	dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return 0; /* no DWARF here */
+	find_line_sections(e, &w.secs);
 	drop_pages(e, spans, nspans);
 	if (alt)
 		dwarf_setalt(dw, alt);
@@ -823,7 +894,7 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 		set_unit(&w, &cudies[u]);
 		if ((err = load_rows(&w, &cudies[u])))
 			break;
-		if (dwarf_getsrcfiles(&cudies[u], &files, &nfiles))
+		if (w.lt_ok || dwarf_getsrcfiles(&cudies[u], &files, &nfiles))
 			files = NULL;
 		for (size_t k = first; k < i && !err;) {
 			/* The ranges of one subprogram DIE are consecutive. */
@@ -853,6 +924,7 @@ out:
 	name_blocks_reset(&w.path_names, true);
 	name_blocks_reset(&w.demangled_names, true);
 	free(w.demangled);
+	line_table_release(&w.lt);
 	free(w.paths);
 	dwarf_end(dw);
 	return err;

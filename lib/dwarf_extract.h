@@ -22,6 +22,7 @@ struct dwarf_extract_stats {
 	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
 	size_t unnamed;	       /* frames with no name in DWARF */
 	size_t bad_file_index; /* call files that name no file */
+	size_t lines_by_libdw; /* units whose line program lidiagen could not decode */
 };
 
 /*

@@ -53,6 +53,7 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_ELF, "malformed ELF file")                                           \
 	X(LIDIA_E_ELF_TRUNCATED, "truncated ELF file (sections past its end)")         \
 	X(LIDIA_E_GO, "malformed Go pclntab")                                          \
+	X(LIDIA_E_DWARF_LINES, "malformed DWARF line program")                         \
 	X(LIDIA_E_ARCHIVE, "unreadable archive")                                       \
 	X(LIDIA_E_NO_LIBARCHIVE, "libarchive.so.13 cannot be loaded")                   \
 	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")   \

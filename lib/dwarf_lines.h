@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_DWARF_LINES_H
+#define LIDIA_DWARF_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "name_blocks.h"
+
+/* The inflated sections a line program reads. */
+struct dwarf_sections {
+	const unsigned char *line, *str, *line_str;
+	size_t line_size, str_size, line_str_size;
+};
+
+/* A row: line applies from addr on; file NULL ends a sequence. */
+struct line_table_row {
+	uint64_t addr;
+	const char *file;
+	int32_t line;
+};
+
+/* One unit's decoded line program; reused unit after unit. */
+struct line_table {
+	struct line_table_row *rows;
+	size_t nrows, cap_rows;
+	const char **files; /* by DWARF file index (DW_AT_call_file too); NULL: none */
+	size_t nfiles, cap_files;
+	struct name_block *names; /* the joined paths */
+};
+
+/*
+ * Decode the line program at offset in .debug_line for a unit whose
+ * compilation directory is comp_dir (may be NULL), replacing lt's rows and
+ * files. LIDIA_E_DWARF_LINES when it is malformed or of a form not handled
+ * (the caller then asks libdw).
+ */
+int line_table_decode(struct line_table *lt, const struct dwarf_sections *s, uint64_t offset,
+		      const char *comp_dir, unsigned address_size);
+
+void line_table_release(struct line_table *lt);
+
+#endif
