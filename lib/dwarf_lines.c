@@ -259,7 +259,18 @@ static int order_sequences(struct line_table *lt, struct seq *seqs, size_t nseqs
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < nseqs; i++) {
-		memcpy(out + n, lt->rows + seqs[i].first, seqs[i].n * sizeof(*out));
+		const struct line_table_row *first = lt->rows + seqs[i].first;
+		uint64_t start = first->addr;
+
+		/*
+		 * Code the linker discarded (COMDAT copies, --gc-sections) keeps its
+		 * sequence at address 0 or a tombstone; and where two sequences
+		 * overlap, the first one is kept.
+		 */
+		if (!seqs[i].n || start == 0 || start >= (uint64_t)-2 ||
+		    (n && start < out[n - 1].addr))
+			continue;
+		memcpy(out + n, first, seqs[i].n * sizeof(*out));
 		n += seqs[i].n;
 	}
 	free(lt->rows);
