@@ -356,17 +356,23 @@ out:
 	return err;
 }
 
+/* A reader with every filter and format, once libarchive is loaded. */
+static int open_reader(struct archive **out)
+{
+	if (!la_loaded())
+		return LIDIA_E_NO_LIBARCHIVE;
+	*out = new_reader();
+	return *out ? 0 : -ENOMEM;
+}
+
 int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
 		    const struct lidia_archive_cb *cb, unsigned *problems)
 {
 	struct archive *a;
+	int err = open_reader(&a);
 
-	if (!la_loaded())
-		return LIDIA_E_NO_LIBARCHIVE;
-	a = new_reader();
-
-	if (!a)
-		return -ENOMEM;
+	if (err)
+		return err;
 	return walk_top(a, path, lim, cb, problems, la.archive_read_open_fd(a, fd, 65536));
 }
 
@@ -375,12 +381,9 @@ int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
 		     unsigned *problems)
 {
 	struct archive *a;
+	int err = open_reader(&a);
 
-	if (!la_loaded())
-		return LIDIA_E_NO_LIBARCHIVE;
-	a = new_reader();
-
-	if (!a)
-		return -ENOMEM;
+	if (err)
+		return err;
 	return walk_top(a, path, lim, cb, problems, la.archive_read_open_memory(a, buf, size));
 }

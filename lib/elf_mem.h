@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "elf_image.h"
+#include "internal.h"
 
 /*
  * Reading an ELF image by virtual address, the way the program sees its
@@ -42,15 +43,7 @@ static inline bool elf_big_endian(const struct lidia_elf *e)
 
 static inline uint64_t elf_load(const struct lidia_elf *e, const unsigned char *p, unsigned n)
 {
-	uint64_t v = 0;
-
-	if (elf_big_endian(e))
-		for (unsigned i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (unsigned i = n; i-- > 0;)
-			v = v << 8 | p[i];
-	return v;
+	return load_endian(p, n, elf_big_endian(e));
 }
 
 

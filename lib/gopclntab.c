@@ -30,15 +30,7 @@
 
 static inline uint64_t ld(const struct gotab *t, const unsigned char *p, unsigned n)
 {
-	uint64_t v = 0;
-
-	if (t->big_endian)
-		for (unsigned i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (unsigned i = n; i-- > 0;)
-			v = v << 8 | p[i];
-	return v;
+	return load_endian(p, n, t->big_endian);
 }
 
 /* n bytes at offset off of the blob, or NULL when they are not all inside. */

@@ -4,6 +4,7 @@
 #define LIDIA_INTERNAL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,20 @@ static inline void put_le64(unsigned char *p, uint64_t v)
 	v = __builtin_bswap64(v);
 #endif
 	memcpy(p, &v, 8);
+}
+
+/* An n-byte unsigned integer (n <= 8) in either byte order: ELF and pclntab fields. */
+static inline uint64_t load_endian(const unsigned char *p, unsigned n, bool big_endian)
+{
+	uint64_t v = 0;
+
+	if (big_endian)
+		for (unsigned i = 0; i < n; i++)
+			v = v << 8 | p[i];
+	else
+		for (unsigned i = n; i-- > 0;)
+			v = v << 8 | p[i];
+	return v;
 }
 
 /* Load a field of width 2, 4 or 8. */
