@@ -60,19 +60,6 @@ static const char *const *debug_dirs(const struct lidia_extract_opts *opts)
 	return d ? d : default_debug_dirs;
 }
 
-static bool has_section_type(const struct lidia_elf *e, Elf64_Word type)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			return true;
-	}
-	return false;
-}
-
 /* The image with the most DWARF: a debug file over its stripped binary. */
 static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
 {
@@ -182,8 +169,12 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t
 	if (!err && symtab) {
 		bool any_symtab = false;
 
-		for (size_t i = 0; i < nall; i++)
-			any_symtab |= has_section_type(all[i], SHT_SYMTAB);
+		for (size_t i = 0; i < nall; i++) {
+			struct lidia_elf_info info;
+
+			lidia_elf_info(all[i], &info);
+			any_symtab |= info.has_symtab;
+		}
 		for (size_t i = 0; i < n && !any_symtab && !err; i++) {
 			struct lidia_elf *mini;
 
