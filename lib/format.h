@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Constants of the lidia v1 byte format (../shared/spec/lidia-v1.md, sections 1-3). */
+/*
+ * Constants of the lidia v1 byte format. The format is specified in
+ * doc/lidia-v1.md (sections 1-3: layout, header, CRC32C, tables); "spec section N"
+ * in comments across lib/ refers to that document.
+ */
 #ifndef LIDIA_FORMAT_H
 #define LIDIA_FORMAT_H
 
