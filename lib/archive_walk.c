@@ -21,6 +21,7 @@
 	X(struct archive *, archive_read_new, (void))                                        \
 	X(int, archive_read_support_filter_all, (struct archive *))                          \
 	X(int, archive_read_support_format_all, (struct archive *))                          \
+	X(int, archive_read_support_format_raw, (struct archive *))                          \
 	X(int, archive_read_open,                                                            \
 	  (struct archive *, void *, archive_open_callback *, archive_read_callback *,       \
 	   archive_close_callback *))                                                        \
@@ -30,6 +31,8 @@
 	X(la_ssize_t, archive_read_data, (struct archive *, void *, size_t))                 \
 	X(int, archive_read_data_skip, (struct archive *))                                   \
 	X(const char *, archive_error_string, (struct archive *))                            \
+	X(int, archive_filter_count, (struct archive *))                                     \
+	X(int, archive_format, (struct archive *))                                           \
 	X(int, archive_read_free, (struct archive *))                                        \
 	X(const char *, archive_entry_pathname, (struct archive_entry *))                    \
 	X(__LA_MODE_T, archive_entry_filetype, (struct archive_entry *))                     \
@@ -96,48 +99,61 @@ bool lidia_archive_magic(const unsigned char *h, size_t n)
 	return false;
 }
 
+/*
+ * Two bytes that one file in 32768 starts with by chance (binary cpio, lzma
+ * alone): a member found by them alone that libarchive cannot read is not
+ * called corrupt.
+ */
+static bool weak_magic(const unsigned char *h, size_t n)
+{
+	return n >= 2 && (!memcmp(h, "\xc7\x71", 2) || !memcmp(h, "\x71\xc7", 2) ||
+			  !memcmp(h, "\x5d\x00", 2));
+}
+
 struct walk {
 	const struct lidia_archive_limits *lim;
 	const struct lidia_archive_cb *cb;
-	uint64_t total; /* bytes read so far, all levels */
+	uint64_t total; /* bytes inflated or declared so far, all levels */
 	unsigned problems;
-	bool stop;
+	bool stop;	/* the callback asked to stop, or the archive is a bomb */
+	bool bombed;	/* the bomb was said (by the level that saw it) */
+	/* The reader whose failure was said last: a level above that fails
+	 * with it is not said again, until one of its headers reads well. */
+	struct archive *said;
 };
 
 /* A nested archive reads its bytes from the member of its parent: first the head we peeked. */
 struct nested_src {
 	struct archive *parent;
+	struct nested_src *up;	/* the parent's own source, NULL at the top */
 	const unsigned char *head;
 	size_t head_len;
 	bool head_done;
+	bool parent_failed;	/* the parent's reader failed: its reason is the one to give */
 	struct walk *w;
-	bool over; /* the expansion limit was reached */
+	uint64_t consumed;	/* bytes of the member read so far, head included */
 	char buf[65536];
 };
 
-static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
-{
-	struct nested_src *s = ctx;
-	la_ssize_t n;
+/* One archive being walked. */
+struct level {
+	struct archive *a;
+	struct nested_src *src;	/* NULL at the top */
+	const char *path;	/* its path in messages */
+	const char *member;	/* its own member name (the file name at the top) */
+	unsigned depth;
+	bool quiet;		/* found by a weak magic only: its failures are not said */
+	bool weak;		/* no archive and not compressed, its head a weak magic */
+};
 
-	(void)a;
-	if (!s->head_done) {
-		s->head_done = true;
-		if (s->head_len) {
-			*out = s->head;
-			return (la_ssize_t)s->head_len;
-		}
-	}
-	n = la.archive_read_data(s->parent, s->buf, sizeof(s->buf));
-	if (n > 0) {
-		s->w->total += (uint64_t)n;
-		if (s->w->total > s->w->lim->max_total) {
-			s->over = true;
-			return -1;
-		}
-	}
-	*out = s->buf;
-	return n;
+/* A member name for messages: control characters shown as '?'. */
+static void clean_name(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && *src && i + 1 < size; src++)
+		dst[i++] = (unsigned char)*src < 0x20 || *src == 0x7f ? '?' : *src;
+	dst[i] = '\0';
 }
 
 static void problem(struct walk *w, const char *path, const char *fmt, ...)
@@ -156,16 +172,113 @@ static void problem(struct walk *w, const char *path, const char *fmt, ...)
 		w->cb->problem(w->cb->ctx, path, msg);
 }
 
-/* A member name for messages: control characters shown as '?'. */
-static void clean_name(char *dst, size_t size, const char *src)
+/* Whether more bytes still fit under max_total (without overflow). */
+static bool fits(const struct walk *w, uint64_t more)
 {
-	size_t i = 0;
-
-	for (; src && *src && i + 1 < size; src++)
-		dst[i++] = (unsigned char)*src < 0x20 || *src == 0x7f ? '?' : *src;
-	dst[i] = '\0';
+	return w->total <= w->lim->max_total && more <= w->lim->max_total - w->total;
 }
 
+/*
+ * The archive expands past max_total: said once, by the level that saw it,
+ * and the whole walk stops. declared >= 0: a header declared that many bytes
+ * (path is then the member's), nothing of it is inflated.
+ */
+static void bomb(struct walk *w, const char *path, int64_t declared)
+{
+	if (!w->bombed) {
+		if (declared >= 0)
+			problem(w, path,
+				"declares %lld bytes, past %llu for the whole archive (an archive bomb?), stopped there",
+				(long long)declared, (unsigned long long)w->lim->max_total);
+		else
+			problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
+				(unsigned long long)w->lim->max_total);
+	}
+	w->bombed = w->stop = true;
+}
+
+/* Count n bytes inflated; false (the bomb said) once past max_total. */
+static bool count(struct walk *w, const struct level *lv, uint64_t n)
+{
+	if (fits(w, n)) {
+		w->total += n;
+		return true;
+	}
+	w->total = w->lim->max_total + 1;
+	bomb(w, lv->path, -1);
+	return false;
+}
+
+/*
+ * A read failed at this level: say libarchive's reason, at path. A nested
+ * reader fails when its parent's does: the reason is then the parent's, and
+ * the parent is not said again.
+ */
+static void failed(struct walk *w, const struct level *lv, const char *path, const char *after)
+{
+	const struct nested_src *src = lv->src;
+	struct archive *root = lv->a;
+	const char *why;
+	char raw[256], reason[256];
+	size_t n;
+
+	while (src && src->parent_failed) {
+		root = src->parent;
+		src = src->up;
+	}
+	if (w->bombed || w->said == root || w->said == lv->a || lv->quiet)
+		return;
+	w->said = root;
+	why = la.archive_error_string(root);
+	if (!why || !*why)
+		why = "read error";
+	n = strlen(why);
+	while (n > 0 && (why[n - 1] == '\n' || why[n - 1] == ' '))
+		n--; /* some of libarchive's end with a newline */
+	snprintf(raw, sizeof(raw), "%.*s", (int)n, why);
+	clean_name(reason, sizeof(reason), raw);
+	why = reason;
+	if (after)
+		problem(w, path,
+			"truncated or corrupt archive: %s (so '%s', read just before, is left out)",
+			why, after);
+	else
+		problem(w, path, "truncated or corrupt archive: %s", why);
+}
+
+static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
+{
+	struct nested_src *s = ctx;
+	la_ssize_t n;
+
+	(void)a;
+	if (!s->head_done) {
+		s->head_done = true;
+		if (s->head_len) {
+			*out = s->head;
+			return (la_ssize_t)s->head_len;
+		}
+	}
+	n = la.archive_read_data(s->parent, s->buf, sizeof(s->buf));
+	if (n < 0) {
+		s->parent_failed = true;
+		return -1;
+	}
+	s->consumed += (uint64_t)n;
+	if (n > 0 && !fits(s->w, (uint64_t)n)) {
+		s->w->total = s->w->lim->max_total + 1;
+		return -1; /* the bomb is said by the level that reads this member */
+	}
+	s->w->total += (uint64_t)n;
+	*out = s->buf;
+	return n;
+}
+
+/*
+ * Every filter and format, and "raw": a compressed stream that holds no
+ * archive opens as one entry of its inflated bytes, rather than failing
+ * like a corrupt archive.
+ */
 static struct archive *new_reader(void)
 {
 	struct archive *a = la.archive_read_new();
@@ -173,171 +286,368 @@ static struct archive *new_reader(void)
 	if (a) {
 		la.archive_read_support_filter_all(a);
 		la.archive_read_support_format_all(a);
+		la.archive_read_support_format_raw(a);
 	}
 	return a;
 }
 
-static int walk_entries(struct walk *w, struct archive *a, const char *path, unsigned depth);
-
-/* Read the rest of an ELF member after its head. */
-static void read_elf(struct walk *w, struct archive *a, const char *path, const char *member,
-		     const unsigned char *head, size_t head_len, int64_t size)
+/* The header's size, -1 when it declares none. */
+static int64_t declared_size(struct archive_entry *entry)
 {
-	/* The declared size is a hint: the data may run past it (a lying header). */
-	size_t cap = size >= 0 && (size_t)size >= head_len ? (size_t)size : head_len * 2 + 65536;
-	size_t len = head_len;
-	unsigned char *data = malloc(cap ? cap : 1);
+	int64_t size = la.archive_entry_size_is_set(entry) ? la.archive_entry_size(entry) : -1;
 
-	if (!data) {
-		problem(w, path, "out of memory reading a member of %lld bytes", (long long)size);
-		la.archive_read_data_skip(a);
-		return;
+	return size < 0 ? -1 : size;
+}
+
+/*
+ * Read past the rest of a member, done bytes of it read. A declared size is
+ * counted against max_total first and libarchive skips: zip members of known
+ * compressed size are not inflated at all. Without one, the rest is inflated
+ * here and counted, so that a bomb stops at the limit rather than being
+ * inflated whole by libarchive's own skip. Returns 0, or -1 when the level
+ * cannot go on (said).
+ */
+static int skip_rest(struct walk *w, struct level *lv, const char *path, int64_t size,
+		     uint64_t done)
+{
+	char buf[16384];
+	la_ssize_t n;
+
+	if (size >= 0 && done > (uint64_t)size) {
+		problem(w, path, "holds more than the %lld bytes its header declares, stopped there",
+			(long long)size);
+		return -1;
+	}
+	if (size >= 0) {
+		if (!fits(w, (uint64_t)size - done)) {
+			bomb(w, path, size);
+			return -1;
+		}
+		w->total += (uint64_t)size - done;
+		if (la.archive_read_data_skip(lv->a) < ARCHIVE_WARN) {
+			failed(w, lv, path, NULL);
+			return -1;
+		}
+		return 0;
+	}
+	while ((n = la.archive_read_data(lv->a, buf, sizeof(buf))) > 0)
+		if (!count(w, lv, (uint64_t)n))
+			return -1;
+	if (n < 0) {
+		failed(w, lv, path, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Up to size bytes of the member: fewer only at its end. */
+static la_ssize_t read_full(struct archive *a, unsigned char *buf, size_t size)
+{
+	size_t len = 0;
+
+	while (len < size) {
+		la_ssize_t n = la.archive_read_data(a, buf + len, size - len);
+
+		if (n < 0)
+			return n;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	return (la_ssize_t)len;
+}
+
+enum { READ_OK, READ_REFUSED, READ_FAILED };
+
+/* The member is past max_member, as the bytes show: refused, the rest read past. */
+static int refuse(struct walk *w, struct level *lv, const char *path, int64_t size, uint64_t done)
+{
+	problem(w, path, "member larger than %llu bytes, refused",
+		(unsigned long long)w->lim->max_member);
+	return skip_rest(w, lv, path, size, done) ? READ_FAILED : READ_REFUSED;
+}
+
+/*
+ * The rest of an ELF member after its head, into *out (malloc'd, *len
+ * bytes). The declared size sizes the buffer and is checked before anything
+ * is inflated; the bytes are checked against it and against max_member as
+ * they come, whatever the header said.
+ */
+static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t size,
+		    const unsigned char *head, size_t head_len, unsigned char **out, size_t *out_len)
+{
+	uint64_t max = w->lim->max_member;
+	size_t cap, len = head_len;
+	unsigned char *data;
+
+	if (size >= 0 && head_len > (uint64_t)size) {
+		skip_rest(w, lv, path, size, head_len); /* says the header lies */
+		return READ_FAILED;
+	}
+	if (size >= 0 && (uint64_t)size > max) {
+		problem(w, path, "member of %lld bytes is larger than the limit of %llu, refused",
+			(long long)size, (unsigned long long)max);
+		return skip_rest(w, lv, path, size, head_len) ? READ_FAILED : READ_REFUSED;
+	}
+	if (head_len > max)
+		return refuse(w, lv, path, size, head_len);
+	cap = size >= 0 ? (size_t)size : head_len * 2 + 65536;
+	if (cap > max)
+		cap = (size_t)max;
+	if (!(data = malloc(cap ? cap : 1))) {
+		problem(w, path, "out of memory reading a member of %zu bytes", cap);
+		return skip_rest(w, lv, path, size, head_len) ? READ_FAILED : READ_REFUSED;
 	}
 	memcpy(data, head, head_len);
 	for (;;) {
 		la_ssize_t n;
 
-		if (len >= cap) {
+		if (len == cap) {
+			unsigned char more;
 			void *p;
 
-			if (cap >= w->lim->max_member) {
-				problem(w, path, "member larger than %llu bytes, refused",
-					(unsigned long long)w->lim->max_member);
-				free(data);
-				la.archive_read_data_skip(a);
-				return;
+			if ((size < 0 || (uint64_t)len < (uint64_t)size) && cap < max) {
+				cap = cap > max / 2 ? (size_t)max : cap * 2;
+				if (!(p = realloc(data, cap))) {
+					free(data);
+					problem(w, path, "out of memory reading a member of %zu bytes",
+						cap);
+					return skip_rest(w, lv, path, size, len) ? READ_FAILED
+										 : READ_REFUSED;
+				}
+				data = p;
+				continue;
 			}
-			cap = cap * 2 > w->lim->max_member ? (size_t)w->lim->max_member : cap * 2;
-			if (!(p = realloc(data, cap))) {
-				problem(w, path, "out of memory");
-				free(data);
-				return;
-			}
-			data = p;
-		}
-		n = la.archive_read_data(a, data + len, cap - len);
-		if (n < 0) {
-			problem(w, path, "cannot read: %s", la.archive_error_string(a));
+			/* At the declared size or at the limit: the member must end here. */
+			if ((n = la.archive_read_data(lv->a, &more, 1)) == 0)
+				break;
 			free(data);
-			return;
+			if (n < 0) {
+				failed(w, lv, path, NULL);
+				return READ_FAILED;
+			}
+			if (size >= 0 && (uint64_t)len >= (uint64_t)size) {
+				skip_rest(w, lv, path, size, len + 1); /* says the header lies */
+				return READ_FAILED;
+			}
+			if (!count(w, lv, 1))
+				return READ_FAILED;
+			return refuse(w, lv, path, size, len + 1);
+		}
+		n = la.archive_read_data(lv->a, data + len, cap - len);
+		if (n < 0) {
+			free(data);
+			failed(w, lv, path, NULL);
+			return READ_FAILED;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		w->total += (uint64_t)n;
-		if (w->total > w->lim->max_total) {
+		if (!count(w, lv, (uint64_t)n)) {
 			free(data);
-			return; /* said once, by the caller */
+			return READ_FAILED;
 		}
 	}
-	if (w->cb->elf(w->cb->ctx, path, member, data, len))
-		w->stop = true;
+	*out = data;
+	*out_len = len;
+	return READ_OK;
 }
 
 /*
- * Read past a member that is neither ELF nor an archive, counting what it
- * inflates to: a compressed member of zeros is a bomb too, and must stop
- * at the limit rather than be inflated whole by libarchive's own skip.
+ * An ELF member read whole waits for the next header before it is handed
+ * over: a compressed stream gone bad shows first as a damaged header, and a
+ * member read just before that is more likely garbage than an ELF file.
  */
-static void skip_member(struct walk *w, struct archive *a)
-{
-	char buf[65536];
-	la_ssize_t n;
+struct held {
+	unsigned char *data;
+	size_t len;
+	char *path, *member;
+};
 
-	while (w->total <= w->lim->max_total && (n = la.archive_read_data(a, buf, sizeof(buf))) > 0)
-		w->total += (uint64_t)n;
+static void drop(struct held *h)
+{
+	free(h->data);
+	free(h->path);
+	free(h->member);
+	*h = (struct held){ 0 };
 }
 
-static void walk_nested(struct walk *w, struct archive *parent, const char *path,
-			const unsigned char *head, size_t head_len, unsigned depth)
+static void hand_over(struct walk *w, struct held *h)
+{
+	if (h->data && !w->stop) {
+		if (w->cb->elf(w->cb->ctx, h->path, h->member, h->data, h->len))
+			w->stop = true;
+		h->data = NULL; /* the callee's now */
+	}
+	drop(h);
+}
+
+static int walk_entries(struct walk *w, struct level *lv);
+
+/* Open the archive inside a member (its head already read) and walk it. */
+static int walk_nested(struct walk *w, struct level *parent, const char *path, const char *member,
+		       const unsigned char *head, size_t head_len, int64_t size)
 {
 	struct nested_src *src = calloc(1, sizeof(*src));
-	struct archive *a = new_reader();
+	struct level lv = { .src = src, .path = path, .member = member,
+			    .depth = parent->depth + 1 };
+	bool parent_failed;
+	uint64_t consumed;
 
-	if (!src || !a) {
+	if (!src || !(lv.a = new_reader())) {
 		problem(w, path, "out of memory");
-		goto out;
+		free(src);
+		return skip_rest(w, parent, path, size, head_len);
 	}
-	src->parent = parent;
-	src->head = head;
-	src->head_len = head_len;
-	src->w = w;
-	if (la.archive_read_open(a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
-		/* Compressed-looking data that is no archive: nothing to walk. */
-		goto out;
+	*src = (struct nested_src){ .parent = parent->a, .up = parent->src, .head = head,
+				    .head_len = head_len, .w = w, .consumed = head_len };
+	/* Its own failures are said here; the parent goes on after it. */
+	if (la.archive_read_open(lv.a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
+		if (fits(w, 0))
+			failed(w, &lv, path, NULL);
+	} else {
+		lv.quiet = la.archive_filter_count(lv.a) <= 1 && weak_magic(head, head_len);
+		walk_entries(w, &lv);
 	}
-	walk_entries(w, a, path, depth);
-out:
-	if (a)
-		la.archive_read_free(a);
+	if (!fits(w, 0))
+		bomb(w, parent->path, -1);
+	la.archive_read_free(lv.a);
+	if (w->said == lv.a)
+		w->said = NULL; /* its address may be the next reader's */
+	parent_failed = src->parent_failed;
+	consumed = src->consumed;
 	free(src);
+	if (w->stop)
+		return -1;
+	if (parent_failed)
+		return 0; /* said; the parent's next header says whether it can go on */
+	return skip_rest(w, parent, path, size, consumed);
 }
 
-static int walk_entries(struct walk *w, struct archive *a, const char *path, unsigned depth)
+/*
+ * A compressed stream with no archive in it (libarchive's raw format: one
+ * entry, its inflated bytes): an ELF file in it is handed over under the
+ * compressed file's own path and member name; anything else is not ours.
+ * Returns 0, 1 when it holds no ELF file, or -1.
+ */
+static int walk_raw(struct walk *w, struct level *lv)
 {
-	struct archive_entry *entry;
-	bool first = true;
-	int r;
+	unsigned char head[HEAD], *data;
+	size_t len;
+	la_ssize_t n;
 
-	while (!w->stop && (r = la.archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
-		unsigned char head[HEAD];
-		char member[1024], full[4096];
-		int64_t size;
-		la_ssize_t n;
+	if ((n = read_full(lv->a, head, sizeof(head))) < 0) {
+		failed(w, lv, lv->path, NULL);
+		return -1;
+	}
+	if (!count(w, lv, (uint64_t)n))
+		return -1;
+	if (la.archive_filter_count(lv->a) <= 1) {
+		/* Not even compressed: it only looked like an archive. */
+		lv->weak = weak_magic(head, (size_t)n);
+		return 1;
+	}
+	if (n < 4 || memcmp(head, "\x7f" "ELF", 4))
+		return 1;
+	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &data, &len) != READ_OK)
+		return 0;
+	if (w->cb->elf(w->cb->ctx, lv->path, lv->member, data, len))
+		w->stop = true;
+	return 0;
+}
 
-		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
-			if (first && depth > 0)
-				return 0; /* a member that only looked like an archive */
-			problem(w, path, "truncated or corrupt archive: %s", la.archive_error_string(a));
-			return -1;
-		}
-		first = false;
-		clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
-		snprintf(full, sizeof(full), "%s!%s", path, member);
-		if (la.archive_entry_filetype(entry) != AE_IFREG ||
-		    (w->cb->want && !w->cb->want(w->cb->ctx, member)))
-			continue;
-		size = la.archive_entry_size_is_set(entry) ? la.archive_entry_size(entry) : -1;
-		n = la.archive_read_data(a, head, sizeof(head));
-		if (n < 0) {
-			problem(w, full, "cannot read: %s", la.archive_error_string(a));
-			if (r == ARCHIVE_FATAL)
-				return -1;
-			continue;
-		}
-		w->total += (uint64_t)n;
-		if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
-			if (size >= 0 && (uint64_t)size > w->lim->max_member) {
-				problem(w, full, "member of %lld bytes is larger than the limit of %llu, refused",
-					(long long)size, (unsigned long long)w->lim->max_member);
-				continue;
+/* One regular member whose header was read. Returns 0, or -1 when the level cannot go on. */
+static int walk_member(struct walk *w, struct level *lv, struct archive_entry *entry,
+		       struct held *held)
+{
+	unsigned char head[HEAD];
+	char member[1024], full[4096];
+	int64_t size = declared_size(entry);
+	la_ssize_t n;
+
+	clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
+	snprintf(full, sizeof(full), "%s!%s", lv->path, member);
+	if (w->cb->want && !w->cb->want(w->cb->ctx, member))
+		return skip_rest(w, lv, full, size, 0);
+	if (size >= 0 && !fits(w, (uint64_t)size)) {
+		bomb(w, full, size); /* before inflating any of it */
+		return -1;
+	}
+	if ((n = read_full(lv->a, head, sizeof(head))) < 0) {
+		failed(w, lv, full, NULL);
+		return 0; /* the next header says whether the level can go on */
+	}
+	if (!count(w, lv, (uint64_t)n))
+		return -1;
+	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
+		switch (read_elf(w, lv, full, size, head, (size_t)n, &held->data, &held->len)) {
+		case READ_OK:
+			held->path = strdup(full);
+			held->member = strdup(member);
+			if (!held->path || !held->member) {
+				problem(w, full, "out of memory");
+				drop(held);
 			}
-			read_elf(w, a, full, member, head, (size_t)n, size);
-		} else if (lidia_archive_magic(head, (size_t)n)) {
-			if (depth + 1 > w->lim->max_depth) {
-				problem(w, full, "archives nested deeper than %u, not opened",
-					w->lim->max_depth);
-				continue;
-			}
-			walk_nested(w, a, full, head, (size_t)n, depth + 1);
-		} else {
-			skip_member(w, a);
-		}
-		if (w->total > w->lim->max_total) {
-			if (!w->stop) /* said once, by the level that saw it */
-				problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
-					(unsigned long long)w->lim->max_total);
-			w->stop = true;
+			return 0;
+		case READ_REFUSED:
+			return 0;
+		default:
 			return -1;
 		}
 	}
-	return 0;
+	if (lidia_archive_magic(head, (size_t)n)) {
+		if (lv->depth + 1 > w->lim->max_depth) {
+			problem(w, full, "archives nested deeper than %u, not opened",
+				w->lim->max_depth);
+			return skip_rest(w, lv, full, size, (uint64_t)n);
+		}
+		return walk_nested(w, lv, full, member, head, (size_t)n, size);
+	}
+	return skip_rest(w, lv, full, size, (uint64_t)n);
+}
+
+/* Every member of one archive. Returns 0, 1 when it turned out to be no archive, or -1. */
+static int walk_entries(struct walk *w, struct level *lv)
+{
+	struct held held = { 0 };
+	struct archive_entry *entry;
+	bool first = true;
+	int r, err = 0;
+
+	while (!w->stop && (r = la.archive_read_next_header(lv->a, &entry)) != ARCHIVE_EOF) {
+		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
+			if (!w->stop && fits(w, 0))
+				failed(w, lv, lv->path, held.data ? held.member : NULL);
+			err = -1;
+			break;
+		}
+		if (first && la.archive_format(lv->a) == ARCHIVE_FORMAT_RAW)
+			return walk_raw(w, lv);
+		first = false;
+		w->said = NULL;
+		hand_over(w, &held);
+		if (w->stop || la.archive_entry_filetype(entry) != AE_IFREG)
+			continue;
+		if (walk_member(w, lv, entry, &held) < 0) {
+			err = -1;
+			break;
+		}
+	}
+	if (!err && !w->stop)
+		hand_over(w, &held);
+	drop(&held);
+	if (first && !err && la.archive_filter_count(lv->a) > 1 &&
+	    (la.archive_format(lv->a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_EMPTY)
+		return 1; /* a compressed empty stream */
+	return err;
 }
 
 static int walk_top(struct archive *a, const char *path, const struct lidia_archive_limits *lim,
 		    const struct lidia_archive_cb *cb, unsigned *problems, int open_result)
 {
 	struct walk w = { .lim = lim, .cb = cb };
+	const char *base = strrchr(path, '/');
+	struct level lv = { .a = a, .path = path, .member = base ? base + 1 : path };
 	int err = 0;
 
 	if (open_result != ARCHIVE_OK) {
@@ -347,8 +657,18 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 		err = LIDIA_E_ARCHIVE;
 		goto out;
 	}
-	if (walk_entries(&w, a, path, 0) < 0 && !w.problems)
-		err = LIDIA_E_ARCHIVE;
+	switch (walk_entries(&w, &lv)) {
+	case 1:
+		if (la.archive_filter_count(a) > 1 || lv.weak)
+			err = LIDIA_E_NOT_ELF;
+		else
+			problem(&w, path, "truncated or corrupt archive: unrecognized archive format");
+		break;
+	case -1:
+		if (!w.problems)
+			err = LIDIA_E_ARCHIVE;
+		break;
+	}
 out:
 	la.archive_read_free(a);
 	if (problems)

@@ -11,6 +11,10 @@
  * pointers come first. Heap handles are freed with _free()/_close(), which
  * accept NULL. Options structs begin with their size; pass NULL for the
  * defaults. The library never prints; see lidia_set_log().
+ *
+ * The file format, Pyroscope's lookup rules and the key layouts are
+ * specified in doc/lidia-v1.md (installed as share/doc/lidiagen/lidia-v1.md);
+ * "spec section N" below refers to that document.
  */
 #ifndef LIDIA_H
 #define LIDIA_H
@@ -205,7 +209,7 @@ struct lidia_frame {
 
 /*
  * Look addr up as Pyroscope does (spec section 4), filling lines per
- * section 5. Writes up to cap frames, innermost first, and returns the
+ * section 5.8. Writes up to cap frames, innermost first, and returns the
  * number of frames addr has (which may exceed cap: call again with more
  * room), 0 when nothing covers it, or a negative error for a corrupt entry.
  */
@@ -387,10 +391,16 @@ LIDIA_API bool lidia_template_valid(const char *key_template);
 /* Room for the longest key and its NUL: 256 hex digits (a 128-byte ID). */
 #define LIDIA_KEY_MAX 257
 
-/* True for a build ID that can become a key: lowercase hex, even length, 2 to 256 digits. */
+/*
+ * The shortest build ID that makes a key: 8 bytes, the shortest any linker
+ * makes (lld's --build-id=fast). Shorter ones collide across a bucket.
+ */
+#define LIDIA_BUILD_ID_MIN 8
+
+/* True for a build ID that can become a key: lowercase hex, even length, 16 to 256 digits. */
 LIDIA_API bool lidia_build_id_valid(const char *hex);
 
-/* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, not "." or "..". */
+/* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, no leading '.'. */
 LIDIA_API bool lidia_tenant_valid(const char *tenant);
 
 /*
@@ -413,23 +423,54 @@ LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const 
 LIDIA_API int lidia_store_write_buf(const void *buf, size_t size, const char *dir,
 				    const char *key);
 
+/*
+ * True for the name (no directory) of a temporary file of lidia_store_write:
+ * ".<name>.tmp.XXXXXX". Readers of an output tree pass such files over.
+ */
+LIDIA_API bool lidia_store_is_temp(const char *name);
+
+/*
+ * Remove the temporary files that writers killed before their rename left
+ * under dir, where opts' layout puts keys; a live writer's file (it holds a
+ * lock on it) is left alone. *removed says how many went.
+ */
+LIDIA_API int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts,
+				size_t *removed);
+
 /* ---- Walk: ELF members of archives --------------------------------------- */
 
 /*
  * The ELF members of archives (tar with any compression, zip, cpio, ar and
  * so .deb/.ddeb, .rpm), archives inside archives included, streamed through
  * libarchive: nothing is extracted to disk and no member name is ever used
- * as a path.
+ * as a path. A compressed file that holds no archive (gzip, xz, zstd, bzip2
+ * of one file) is read as one member: an ELF file in it (app.debug.xz) is
+ * handed over under the compressed file's own path and name; anything else
+ * in it is passed over. A damaged archive or compressed stream, at any depth,
+ * is a problem naming its path; the ELF members read before the damage
+ * showed are handed over, except the one read just before it (said so).
  */
 struct lidia_archive_limits {
-	uint64_t max_member; /* bytes of one ELF member (larger ones are refused) */
-	uint64_t max_total;  /* bytes read from one top-level archive, nested ones included */
+	/*
+	 * Bytes of one ELF member: one whose header declares more is refused
+	 * before any of it is inflated; one that declares nothing is refused when
+	 * its bytes reach the limit, and one whose bytes outrun what its header
+	 * declares stops its archive there.
+	 */
+	uint64_t max_member;
+	/*
+	 * Bytes inflated from one top-level archive, nested ones included, and
+	 * the declared sizes of the members read past: a header declaring more
+	 * than is left stops the walk before any of it is inflated.
+	 */
+	uint64_t max_total;
 	unsigned max_depth;  /* archives inside archives */
 };
 
 struct lidia_archive_cb {
 	/*
-	 * An ELF member: path is "outer!inner!member" for messages; data (size
+	 * An ELF member: path is "outer!inner!member" for messages (a compressed
+	 * ELF file: the compressed file's path, member its name); data (size
 	 * bytes, malloc'd) now belongs to the callee. Return non-zero to stop.
 	 */
 	int (*elf)(void *ctx, const char *path, const char *member, unsigned char *data,
@@ -447,7 +488,9 @@ LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);
 /*
  * Walk the archive open at fd (or in memory), named path in messages.
  * Returns 0 when walked (problems were reported through cb->problem and
- * counted in *problems), or a negative error when it is no readable archive.
+ * counted in *problems), LIDIA_E_NOT_ELF when it is a compressed file of
+ * neither an archive nor an ELF file (or of nothing), with nothing reported,
+ * or another negative error when it is no readable archive.
  */
 LIDIA_API int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
 				    const struct lidia_archive_cb *cb, unsigned *problems);

@@ -112,7 +112,11 @@ int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t siz
 	return 0;
 }
 
-/* A pipe or socket cannot be mapped: read it whole. */
+/*
+ * A pipe or socket cannot be mapped: read it whole. What does not start
+ * with the magic is refused at once, so an endless stream of something
+ * else is never read to its (missing) end.
+ */
 static int open_stream(struct lidia_reader **out, int fd, const struct lidia_reader_opts *opts)
 {
 	size_t len = 0, cap = 0;
@@ -120,6 +124,11 @@ static int open_stream(struct lidia_reader **out, int fd, const struct lidia_rea
 	int err;
 
 	for (;;) {
+		if (len >= sizeof(LIDIA_MAGIC) - 1 &&
+		    memcmp(buf, LIDIA_MAGIC, sizeof(LIDIA_MAGIC) - 1)) {
+			err = LIDIA_E_FORMAT;
+			goto fail;
+		}
 		ssize_t n;
 
 		if ((err = lidia_grow(&buf, &cap, len + 65536, 1)))
@@ -155,6 +164,9 @@ int lidia_reader_open_fd(struct lidia_reader **out, int fd, const struct lidia_r
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
+	/* Devices (/dev/zero) neither map nor end: only files, pipes and sockets. */
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return -ENODEV;
 	if (!S_ISREG(st.st_mode))
 		return open_stream(out, fd, opts);
 	if ((uint64_t)st.st_size < LIDIA_HEADER_SIZE) {

@@ -4,10 +4,12 @@
  * Keys are made only from validated build IDs and tenants, never from input
  * file names, so no input can steer a write outside the output tree.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +32,7 @@ bool lidia_build_id_valid(const char *hex)
 {
 	size_t n = strlen(hex);
 
-	if (n < 2 || n > LIDIA_KEY_MAX - 1 || n % 2)
+	if (n < LIDIA_BUILD_ID_MIN * 2 || n > LIDIA_KEY_MAX - 1 || n % 2)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
@@ -42,7 +44,8 @@ bool lidia_tenant_valid(const char *t)
 {
 	size_t n = strlen(t);
 
-	if (n < 1 || n > 128 || !strcmp(t, ".") || !strcmp(t, ".."))
+	/* No leading '.': a hidden directory is one a sync or a listing passes over. */
+	if (n < 1 || n > 128 || t[0] == '.')
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = t[i];
@@ -183,10 +186,51 @@ struct buf_src {
 	size_t size;
 };
 
+/*
+ * A temporary file of store(): ".<name>.tmp.XXXXXX" beside the final name.
+ * While its writer lives it holds an flock on it, so that a later run can
+ * tell a writer's file from one a killed run left behind.
+ */
+bool lidia_store_is_temp(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 13 || name[0] != '.' || memcmp(name + n - 11, ".tmp.", 5))
+		return false;
+	for (size_t i = n - 6; i < n; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+/*
+ * A new temporary file, locked. A cleaner (lidia_store_clean) that opened
+ * the name before our lock may have removed it: then the name no longer
+ * leads to our file, and we make another.
+ */
+static int temp_create(const char *pattern, char *tmp, size_t tmp_size)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat mine, named;
+		int fd;
+
+		snprintf(tmp, tmp_size, "%s", pattern);
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (!flock(fd, LOCK_EX) && !fstat(fd, &mine) && !stat(tmp, &named) &&
+		    mine.st_ino == named.st_ino && mine.st_dev == named.st_dev)
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
 static int store(const char *dir, const char *key, struct lidia_builder *b,
 		 const struct buf_src *src)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], pattern[PATH_MAX], tmp[PATH_MAX];
 	const char *base;
 	int fd, err, n;
 
@@ -195,26 +239,110 @@ static int store(const char *dir, const char *key, struct lidia_builder *b,
 		return -ENAMETOOLONG;
 	base = strrchr(path, '/') + 1;
 	/* The temporary file sits beside the final one, so rename() is atomic. */
-	n = snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp.XXXXXX", (int)(base - path), path, base);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
+	n = snprintf(pattern, sizeof(pattern), "%.*s.%s.tmp.XXXXXX", (int)(base - path), path, base);
+	if (n < 0 || (size_t)n >= sizeof(pattern))
 		return -ENAMETOOLONG;
 	if ((err = make_parents(path)))
 		return err;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = temp_create(pattern, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* mkstemp makes 0600; outputs are meant to be shared, so honour the umask instead. */
 	pthread_once(&umask_once, read_umask);
 	err = fchmod(fd, 0666 & ~process_umask) ? -errno : 0;
 	if (!err)
 		err = b ? lidia_builder_write_fd(b, fd) : lidia_write_all(fd, src->buf, src->size);
-	if (close(fd) && !err)
-		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	/* Closed (and so unlocked) only once renamed: a cleaner never sees it unlocked. */
+	if (close(fd) && !err)
+		err = -errno;
 	return err;
+}
+
+/* Remove the temporary files no live writer holds, depth levels down from dirfd. */
+static size_t clean_dir(int dirfd, unsigned depth)
+{
+	size_t removed = 0;
+	struct dirent *de;
+	DIR *d = fdopendir(dirfd);
+
+	if (!d) {
+		close(dirfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth > 1) {
+			fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				removed += clean_dir(fd, depth - 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) || !lidia_store_is_temp(de->d_name))
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!flock(fd, LOCK_EX | LOCK_NB) && !unlinkat(dirfd, de->d_name, 0))
+			removed++;
+		close(fd);
+	}
+	closedir(d);
+	return removed;
+}
+
+/*
+ * Where a layout's keys live: the directory of the key's fixed leading
+ * elements (the tenant's for pyroscope), and how many levels below it.
+ */
+static int layout_root(const struct lidia_store_opts *opts, char *root, size_t root_size,
+		       unsigned *depth)
+{
+	char key[LIDIA_KEY_MAX + 256];
+	const char *id = "0000000000000000", *p;
+	size_t fixed = 0;
+	int err;
+
+	if ((err = lidia_store_key(key, sizeof(key), id, opts)))
+		return err;
+	*depth = 1;
+	p = strstr(key, id);
+	for (const char *c = key; c < p; c++)
+		if (*c == '/')
+			fixed = (size_t)(c - key) + 1;
+	for (const char *c = key + fixed; *c; c++)
+		*depth += *c == '/';
+	if (fixed + 1 > root_size)
+		return -ENAMETOOLONG;
+	memcpy(root, key, fixed);
+	root[fixed] = '\0';
+	return 0;
+}
+
+int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts, size_t *removed)
+{
+	char root[LIDIA_KEY_MAX + 256], path[PATH_MAX];
+	unsigned depth;
+	int fd, err;
+
+	*removed = 0;
+	if ((err = layout_root(opts, root, sizeof(root), &depth)))
+		return err;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, root) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	*removed = clean_dir(fd, depth);
+	return 0;
 }
 
 int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)

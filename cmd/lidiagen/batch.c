@@ -15,6 +15,14 @@
  *
  * Outputs depend on the parts alone, never on the thread count or the order
  * in which inputs were found: groups and their parts are sorted first.
+ *
+ * Threads: the walker (the calling thread) and the pool's workers share one
+ * struct batch, and b->lock is its only lock. Under it, and only under it:
+ * the state (inputs, parts, outputs: adding may move the arrays), the counts,
+ * the groups' status/done/dispatched/data fields and message printing. A
+ * task carries a copy of what it reads (identify_task's path and size); a
+ * group's own fields (st, level, out_key, sha) belong to the one worker
+ * converting it. Phase 2 starts after pool_wait, when the parts are fixed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +38,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "guard.h"
 #include "pool.h"
 #include "sha256.h"
 #include "state.h"
@@ -65,7 +74,7 @@ struct group {
 struct batch {
 	const struct batch_opts *o;
 	struct walk_opts walk;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;	/* guards all below but o and walk: see the top */
 	struct state state;	/* parts and inputs, as identified */
 	struct group *groups;
 	size_t ngroups;
@@ -142,62 +151,94 @@ static bool part_key(struct batch *b, struct lidia_elf *e, const struct lidia_el
 	return false;
 }
 
+/* What identifying one ELF image gives (read_part). */
+struct part_read {
+	struct batch *b;
+	const char *path;
+	void *data;		/* the member's bytes; NULL: map the file at path */
+	size_t size;
+	int err;
+	struct lidia_elf_info info;
+	char key[LIDIA_KEY_MAX];
+	bool has_key;
+};
+
+/* The file's bytes, for --fallback-key sha256 (the image maps them already). */
+static bool file_sha_key(struct part_read *pr, struct lidia_elf *e)
+{
+	int fd = open(pr->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *buf = NULL;
+	bool has_key = false;
+
+	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
+	    read(fd, buf, (size_t)st.st_size) == st.st_size)
+		has_key = part_key(pr->b, e, &pr->info, buf, (size_t)st.st_size, pr->key,
+				   sizeof(pr->key));
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return has_key;
+}
+
+/* Open the image, and read its key and what it holds (under guard_run). */
+static void read_part(void *arg)
+{
+	struct part_read *pr = arg;
+	struct lidia_elf *e = NULL;
+
+	pr->err = pr->data ? lidia_elf_open_mem(&e, pr->data, pr->size, pr->path)
+			   : lidia_elf_open(&e, pr->path);
+	if (pr->err)
+		return;
+	lidia_elf_info(e, &pr->info);
+	if (!pr->data && pr->b->o->fallback == FALLBACK_SHA256 &&
+	    lidia_elf_build_id(e, pr->key, sizeof(pr->key)))
+		pr->has_key = file_sha_key(pr, e);
+	else
+		pr->has_key = part_key(pr->b, e, &pr->info, pr->data, pr->size, pr->key,
+				       sizeof(pr->key));
+	lidia_elf_close(e);
+}
+
 /* Record one ELF image found at path (a file, or a member of the input file). */
 static void add_part(struct batch *b, size_t input, const char *path, const char *member,
 		     void *data, size_t size)
 {
-	struct lidia_elf_info info;
-	struct lidia_elf *e = NULL;
-	char key[LIDIA_KEY_MAX];
-	bool has_key;
-	int err;
+	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
 
-	err = data ? lidia_elf_open_mem(&e, data, size, path) : lidia_elf_open(&e, path);
-	if (err == LIDIA_E_ELF_TYPE) {
+	if (guard_run(read_part, &pr)) {
+		input_problem(b, path, "changed while being read (truncated by another process?)");
+		return;
+	}
+	if (pr.err == LIDIA_E_ELF_TYPE) {
 		/* Object files and core dumps: not what symbol files are for. */
 		if (verbosity >= 2) {
 			pthread_mutex_lock(&b->lock);
-			fprintf(stderr, "lidiagen: %s: %s, skipped\n", path, lidia_strerror(err));
+			fprintf(stderr, "lidiagen: %s: %s, skipped\n", path, lidia_strerror(pr.err));
 			pthread_mutex_unlock(&b->lock);
 		}
 		return;
 	}
-	if (err) {
-		input_problem(b, path, lidia_strerror(err));
+	if (pr.err) {
+		input_problem(b, path, lidia_strerror(pr.err));
 		return;
 	}
-	lidia_elf_info(e, &info);
-	if (!data && b->o->fallback == FALLBACK_SHA256) {
-		/* The file's bytes, for its hash: the image maps them already. */
-		has_key = false;
-		if (lidia_elf_build_id(e, key, sizeof(key))) {
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			struct stat st;
-			void *buf = NULL;
-
-			if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
-			    read(fd, buf, (size_t)st.st_size) == st.st_size)
-				has_key = part_key(b, e, &info, buf, (size_t)st.st_size, key, sizeof(key));
-			free(buf);
-			if (fd >= 0)
-				close(fd);
-		} else {
-			has_key = true;
-		}
-	} else {
-		has_key = part_key(b, e, &info, data, size, key, sizeof(key));
-	}
-	lidia_elf_close(e);
 
 	pthread_mutex_lock(&b->lock);
 	b->elves++;
-	if (!has_key) {
+	if (!pr.has_key) {
 		b->no_key++;
 		end_progress(b);
 		warning(path, "no GNU build ID, skipped%s",
-			info.go_build_id[0] ? " (a Go binary: see --fallback-key)" : "");
+			pr.info.go_build_id[0] ? " (a Go binary: see --fallback-key)" : "");
+	} else if (!lidia_build_id_valid(pr.key)) {
+		b->no_key++;
+		end_progress(b);
+		warning(path, "build ID '%.32s' is too short to be a key (under %d bytes), skipped",
+			pr.key, LIDIA_BUILD_ID_MIN);
 	} else {
-		state_add_part(&b->state, input, path, member, key, &info, size);
+		state_add_part(&b->state, input, path, member, pr.key, &pr.info, size);
 	}
 	progress(b, false);
 	pthread_mutex_unlock(&b->lock);
@@ -231,54 +272,70 @@ static bool want_member(void *ctx, const char *member)
 	return walk_wanted(&m->b->walk, member);
 }
 
-static void identify_input(void *arg);
-
+/*
+ * A task of phase 1. It holds its own copy of what it reads of its input:
+ * the walker keeps adding inputs while workers run, and adding may move the
+ * inputs array, so workers never touch it but through state_* under the lock.
+ */
 struct identify_task {
 	struct batch *b;
 	size_t input;
 	bool explicit;
+	uint64_t size;
+	char path[];
 };
+
+static enum input_kind identify_fd(struct identify_task *t, int fd)
+{
+	struct batch *b = t->b;
+	unsigned char head[512];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
+		add_part(b, t->input, t->path, NULL, NULL, (size_t)t->size);
+		return INPUT_ELF;
+	}
+	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
+		struct member_ctx m = { b, t->input };
+		struct lidia_archive_cb cb = { .elf = identify_member, .want = want_member,
+					       .problem = member_problem, .ctx = &m };
+		unsigned problems = 0;
+		int err = lidia_archive_walk_fd(fd, t->path, &b->o->limits, &cb, &problems);
+
+		if (err == LIDIA_E_NOT_ELF) {
+			/* Compressed, but neither an archive nor ELF inside: as below. */
+			if (t->explicit)
+				input_problem(b, t->path, "not an ELF file or an archive");
+			return INPUT_OTHER;
+		}
+		if (err && !problems)
+			input_problem(b, t->path, "not an archive lidiagen can read");
+		return INPUT_ARCHIVE;
+	}
+	/* Found by --recursive, any file that is neither is passed over quietly. */
+	if (t->explicit)
+		input_problem(b, t->path, "not an ELF file or an archive");
+	return INPUT_OTHER;
+}
 
 static void identify_input(void *arg)
 {
 	struct identify_task *t = arg;
 	struct batch *b = t->b;
-	struct state_input *in = &b->state.inputs[t->input];
-	unsigned char head[512];
-	ssize_t n;
+	enum input_kind kind = INPUT_UNKNOWN;
 	int fd;
 
-	fd = open(in->path, O_RDONLY | O_CLOEXEC);
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		input_problem(b, in->path, strerror(errno));
-		goto out;
-	}
-	n = pread(fd, head, sizeof(head), 0);
-	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
-		in->kind = INPUT_ELF;
-		add_part(b, t->input, in->path, NULL, NULL, (size_t)in->size);
-	} else if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
-		struct member_ctx m = { b, t->input };
-		struct lidia_archive_cb cb = { .elf = identify_member, .want = want_member,
-					       .problem = member_problem, .ctx = &m };
-		unsigned problems = 0;
-		int err;
-
-		in->kind = INPUT_ARCHIVE;
-		err = lidia_archive_walk_fd(fd, in->path, &b->o->limits, &cb, &problems);
-		if (err && !problems)
-			input_problem(b, in->path, "not an archive lidiagen can read");
+		input_problem(b, t->path, strerror(errno));
 	} else {
-		in->kind = INPUT_OTHER;
-		/* Found by --recursive, any file that is neither is passed over quietly. */
-		if (t->explicit)
-			input_problem(b, in->path, "not an ELF file or an archive");
+		kind = identify_fd(t, fd);
+		close(fd);
 	}
-	close(fd);
-out:
 	pthread_mutex_lock(&b->lock);
+	b->state.inputs[t->input].kind = kind;
 	b->files++;
-	b->bytes += in->size;
+	b->bytes += t->size;
 	progress(b, false);
 	pthread_mutex_unlock(&b->lock);
 	free(t);
@@ -290,33 +347,33 @@ static void found_file(void *ctx, const char *path, bool explicit)
 	struct identify_task *t;
 	struct stat st;
 	ssize_t idx;
+	bool known;
 
 	if (stat(path, &st))
 		return;
 	pthread_mutex_lock(&b->lock);
 	idx = state_add_input(&b->state, path, (uint64_t)st.st_size,
 			      (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	known = idx >= 0 && b->state.inputs[idx].from_state;
+	if (known) {
+		/* Unchanged since the last run: its parts are known already. */
+		b->files++;
+		progress(b, false);
+	}
 	pthread_mutex_unlock(&b->lock);
-	if (idx == STATE_DUPLICATE)
-		return; /* named twice, or reached twice */
+	if (idx == STATE_DUPLICATE || known)
+		return; /* named twice or reached twice; or read last run */
 	if (idx < 0) {
 		input_problem(b, path, "out of memory");
 		return;
 	}
-	if (b->state.inputs[idx].from_state) {
-		/* Unchanged since the last run: its parts are known already. */
-		pthread_mutex_lock(&b->lock);
-		b->files++;
-		progress(b, false);
-		pthread_mutex_unlock(&b->lock);
-		return;
-	}
-	t = malloc(sizeof(*t));
+	t = malloc(sizeof(*t) + strlen(path) + 1);
 	if (!t) {
 		input_problem(b, path, "out of memory");
 		return;
 	}
-	*t = (struct identify_task){ b, (size_t)idx, explicit };
+	*t = (struct identify_task){ b, (size_t)idx, explicit, (uint64_t)st.st_size };
+	strcpy(t->path, path);
 	pool_add(&b->pool, identify_input, t);
 }
 
@@ -502,17 +559,40 @@ static int open_part(struct batch *b, struct group *g, ssize_t idx, int slot,
 	return lidia_elf_open_mem(out, g->data[slot], g->size[slot], p->path);
 }
 
+/* Reading a group's images into a builder (under guard_run). */
+struct group_read {
+	struct batch *b;
+	struct group *g;
+	struct lidia_builder *bld;
+	int err;
+};
+
+static void extract_group(void *arg)
+{
+	struct group_read *gr = arg;
+	struct group *g = gr->g;
+	struct lidia_elf *elfs[2] = { NULL, NULL };
+	size_t n = 0;
+
+	/* The binary first, then the image with the most information. */
+	if ((g->bin < 0 || !(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++]))) &&
+	    !(gr->err = open_part(gr->b, g, g->main, 0, &elfs[n++])) &&
+	    !(gr->err = lidia_builder_new(&gr->bld)))
+		gr->err = lidia_extract(gr->bld, elfs, n, &gr->b->o->extract, &g->st);
+	/* The images are done with: their pages go before the tables are written. */
+	lidia_elf_close(elfs[0]);
+	lidia_elf_close(elfs[1]);
+}
+
 static void convert_group(void *arg)
 {
 	struct convert_task *t = arg;
 	struct batch *b = t->b;
 	struct group *g = t->g;
 	const struct batch_opts *o = b->o;
-	struct lidia_elf *elfs[2] = { NULL, NULL };
 	struct lidia_builder *bld = NULL;
 	const struct state_part *mp = &b->state.parts[g->main];
 	char path[PATH_MAX];
-	size_t n = 0;
 	enum level existing = LEVEL_NONE;
 	struct lidia_extract_stats old_st;
 	uint64_t old_size = 0;
@@ -549,18 +629,22 @@ static void convert_group(void *arg)
 		}
 	}
 
-	/* The binary first, then the image with the most information. */
-	if (g->bin >= 0 && (err = open_part(b, g, g->bin, 1, &elfs[n++])))
-		goto fail;
-	if ((err = open_part(b, g, g->main, 0, &elfs[n++])))
-		goto fail;
-	if ((err = lidia_builder_new(&bld)) ||
-	    (err = lidia_extract(bld, elfs, n, &o->extract, &g->st)))
-		goto fail;
-	/* The images are done with: their pages go before the tables are written. */
-	lidia_elf_close(elfs[0]);
-	lidia_elf_close(elfs[1]);
-	elfs[0] = elfs[1] = NULL;
+	{
+		struct group_read gr = { .b = b, .g = g };
+
+		if (guard_run(extract_group, &gr)) {
+			/* What the reading had made is abandoned (guard.h). */
+			group_message(g, true, "%s: changed while being read (truncated by another process?)",
+				      mp->path);
+			g->status = ST_FAILED;
+			goto out;
+		}
+		if ((err = gr.err)) {
+			lidia_builder_free(gr.bld);
+			goto fail;
+		}
+		bld = gr.bld;
+	}
 	free(g->data[0]);
 	free(g->data[1]);
 	g->data[0] = g->data[1] = NULL;
@@ -607,8 +691,6 @@ fail:
 	g->status = ST_FAILED;
 out:
 	lidia_builder_free(bld);
-	lidia_elf_close(elfs[0]);
-	lidia_elf_close(elfs[1]);
 	pthread_mutex_lock(&b->lock);
 	if (g->status == ST_CONVERTED)
 		b->converted++;
@@ -848,8 +930,8 @@ static int write_manifest(struct batch *b)
 			b->state.parts[g->main].info.has_go ? "true" : "false", g->st.functions,
 			g->st.inline_ranges, g->st.line_rows, g->out_size, g->sha);
 	}
-	if (fclose(f) || rename(tmp, o->manifest)) {
-		int err = -errno;
+	if ((ferror(f) | fclose(f)) || rename(tmp, o->manifest)) {
+		int err = errno ? -errno : -EIO;
 
 		unlink(tmp);
 		return err;
@@ -858,6 +940,19 @@ static int write_manifest(struct batch *b)
 }
 
 /* ---- The run ------------------------------------------------------------------------------- */
+
+/* Temporary files a killed run left in the output tree: never renamed, never to be synced. */
+static void clean_temps(struct batch *b)
+{
+	size_t removed;
+	int err = lidia_store_clean(b->o->out_dir, &b->o->store, &removed);
+
+	if (err)
+		warning(b->o->out_dir, "cannot remove stale temporary files: %s", lidia_strerror(err));
+	else if (removed && verbosity >= 2)
+		fprintf(stderr, "lidiagen: %s: removed %zu temporary files of an unfinished run\n",
+			b->o->out_dir, removed);
+}
 
 int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 {
@@ -871,7 +966,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	char state_path[PATH_MAX] = "";
 	bool to_stdout = !strcmp(o->out_dir, "-"), usage = false;
 	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	int err;
+	int err, serr;
 
 	pthread_mutex_init(&b.lock, NULL);
 	state_init(&b.state);
@@ -884,6 +979,8 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 		return EXIT_FAILED;
 	}
 
+	if (!to_stdout)
+		clean_temps(&b);
 	walk_paths(&b.walk, paths, npaths, found_file, walk_problem, &b);
 	pool_wait(&b.pool);
 	b.elves = b.state.nparts + b.no_key;
@@ -909,8 +1006,10 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 
 	if (!err && o->manifest && (err = write_manifest(&b)))
 		error(o->manifest, "cannot write the manifest: %s", strerror(-err));
-	if (state_path[0] && !b.failed && !b.failed_inputs)
-		state_save(&b.state, state_path);
+	if (state_path[0] && !b.failed && !b.failed_inputs && (serr = state_save(&b.state, state_path))) {
+		error(state_path, "cannot write the state: %s", strerror(-serr));
+		err = err ? err : serr;
+	}
 	if (verbosity >= 1 && !to_stdout)
 		fprintf(stderr,
 			"lidiagen: %zu files, %zu ELF, %zu build IDs: %zu converted, %zu kept%s; "

@@ -4,13 +4,19 @@
  * options.c, first from --config FILE, then from the command line, which
  * wins; the batch (batch.c) does the rest.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
+#include "guard.h"
 #include "options.h"
 
 static const char convert_usage[] =
@@ -28,7 +34,8 @@ static const char convert_usage[] =
 	"                            flat: DIR/BUILD-ID.lidia\n"
 	"      --layout-template T   DIR/T, T with {build_id} and {tenant}\n"
 	"      --tenant NAME         tenant of the pyroscope layout (default anonymous)\n"
-	"      --manifest FILE       JSON Lines: one line per build ID (inputs, counts, sha256)\n"
+	"      --manifest FILE       JSON Lines: one line per build ID (inputs, counts, sha256);\n"
+	"                            outside DIR\n"
 	"      --force               rewrite every output (default: keep an output that\n"
 	"                            has as much as the inputs give)\n"
 	"      --state FILE          remember the inputs in FILE, so that a re-run reads\n"
@@ -72,7 +79,8 @@ static const char convert_usage[] =
 	"  -h, --help                show this help\n"
 	"\n"
 	"Exit status: 0 all converted, 1 some input failed (the others were\n"
-	"converted), 2 usage error.\n";
+	"converted) or the manifest or state could not be written, 2 usage error\n"
+	"(checked before any work: options, and the paths written to).\n";
 
 /* --config is read before anything else, wherever it stands. */
 static const char *find_config(int argc, char **argv)
@@ -89,6 +97,92 @@ static const char *find_config(int argc, char **argv)
 	}
 	return path;
 }
+
+/*
+ * The absolute, resolved path of file: its directory resolved (it must
+ * exist), its own name kept. Used to tell whether one path is inside another.
+ */
+static int resolve_file(const char *file, char *out, size_t out_size)
+{
+	char copy[PATH_MAX], dir[PATH_MAX], *base;
+
+	if (snprintf(copy, sizeof(copy), "%s", file) >= (int)sizeof(copy))
+		return -ENAMETOOLONG;
+	if (!realpath(dirname(copy), dir))
+		return -errno;
+	snprintf(copy, sizeof(copy), "%s", file);
+	base = basename(copy);
+	if (snprintf(out, out_size, "%s/%s", strcmp(dir, "/") ? dir : "", base) >= (int)out_size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Whether path lies under the directory dir (both resolved). */
+static bool path_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+#define BAD(...) (snprintf(err, err_size, __VA_ARGS__), -1)
+
+/*
+ * A file the run writes beside its outputs (--manifest, --state): named, in
+ * an existing directory, a regular file if it exists (a rename over
+ * /dev/null would replace the device), and outside the output tree (a sync
+ * of the tree would publish it, and verify would fail on it).
+ */
+static int check_side_file(const char *opt, const char *path, const char *out_real, char *err,
+			   size_t err_size)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!*path)
+		return BAD("--%s: the path is empty", opt);
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return BAD("--%s: '%s' is not a regular file", opt, path);
+	if (resolve_file(path, real, sizeof(real)))
+		return BAD("--%s: '%s': the directory does not exist", opt, path);
+	if (out_real && path_inside(real, out_real))
+		return BAD("--%s: '%s' is inside the output directory; put it outside", opt, path);
+	return 0;
+}
+
+/* The paths the run writes to, checked before any work, so a typo costs nothing. */
+static int check_write_paths(const struct batch_opts *o, char *err, size_t err_size)
+{
+	char out_real[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	bool have_out = false;
+	struct stat st;
+
+	if (!*o->out_dir)
+		return BAD("-o: the output directory is empty (an unset variable?)");
+	if (!strcmp(o->out_dir, "-"))
+		return 0;
+	if (!stat(o->out_dir, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return BAD("-o: '%s' exists and is not a directory", o->out_dir);
+		if (!realpath(o->out_dir, out_real))
+			return BAD("-o: '%s': %s", o->out_dir, strerror(errno));
+		have_out = true;
+	}
+	if (o->manifest && check_side_file("manifest", o->manifest, have_out ? out_real : NULL,
+					   err, err_size))
+		return -1;
+	if (o->state && !o->no_state &&
+	    check_side_file("state", o->state, have_out ? out_real : NULL, err, err_size))
+		return -1;
+	if (o->manifest && o->state && !o->no_state && !resolve_file(o->manifest, a, sizeof(a)) &&
+	    !resolve_file(o->state, b, sizeof(b)) && !strcmp(a, b))
+		return BAD("--manifest and --state name the same file '%s'", o->state);
+	return 0;
+}
+
+#undef BAD
 
 int cmd_convert(int argc, char **argv)
 {
@@ -157,6 +251,11 @@ int cmd_convert(int argc, char **argv)
 		fputs(convert_usage, stderr);
 		return EXIT_USAGE;
 	}
+	if (check_write_paths(&o, err, sizeof(err))) {
+		error(NULL, "%s", err);
+		return EXIT_USAGE;
+	}
 	install_log();
+	guard_install();
 	return batch_run(&o, argv + optind, (size_t)(argc - optind));
 }

@@ -14,6 +14,8 @@
 #include "config.h"
 #include "options.h"
 
+#define CONFIG_MAX_SIZE (1 << 20)
+
 #define BAD_AT(mark, ...)                                                                    \
 	do {                                                                                 \
 		int n_ = snprintf(err, err_size, "%s:%zu:%zu: ", name, (mark).line + 1,      \
@@ -69,6 +71,7 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 	yaml_parser_t p;
 	yaml_event_t ev;
 	bool have_ev = false, in_map = false;
+	bool seen[64] = { false }; /* by index in convert_opts */
 	int ret = -1;
 
 	if (!yaml_parser_initialize(&p)) {
@@ -120,6 +123,10 @@ int config_parse(struct batch_opts *o, const char *name, const unsigned char *bu
 		if (!def || !strcmp(key, "config")) {
 			BAD_AT(key_mark, "unknown key '%s'", key);
 		}
+		/* YAML leaves a repeated key undefined; taking the last would hide a mistake. */
+		if (seen[def - convert_opts])
+			BAD_AT(key_mark, "'%s' is given twice", key);
+		seen[def - convert_opts] = true;
 		yaml_event_delete(&ev);
 		if (!(have_ev = next(&p, &ev)))
 			BAD_AT(p.problem_mark, "%s", p.problem ? p.problem : "invalid YAML");
@@ -190,6 +197,14 @@ int config_load(struct batch_opts *o, const char *path, char *err, size_t err_si
 		if (!n)
 			break;
 		len += n;
+		if (len > CONFIG_MAX_SIZE) {
+			/* Not a config (/dev/zero, a binary named by mistake): stop reading. */
+			free(buf);
+			fclose(f);
+			snprintf(err, err_size, "%s: larger than %d KiB: not a config file", path,
+				 CONFIG_MAX_SIZE >> 10);
+			return -1;
+		}
 	}
 	fclose(f);
 	ret = config_parse(o, path, buf, len, err, err_size);

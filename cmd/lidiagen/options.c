@@ -167,7 +167,8 @@ int option_apply(struct batch_opts *o, const char *name, const char *value, bool
 		o->store.layout = LIDIA_LAYOUT_TEMPLATE;
 	} else if (!strcmp(name, "tenant")) {
 		if (!lidia_tenant_valid(value))
-			return BAD("tenant: invalid tenant '%s' (letters, digits, '_', '-', '.')", value);
+			return BAD("tenant: invalid tenant '%s' (letters, digits, '_', '-', '.', not first)",
+				   value);
 		o->store.tenant = value;
 	} else if (!strcmp(name, "jobs")) {
 		if (parse_uint(value, 1, 256, &o->jobs))

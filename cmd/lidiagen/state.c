@@ -21,6 +21,69 @@ void state_init(struct state *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* ---- Indexes: inputs by path, outputs by key (no run is quadratic in its inputs) ---- */
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+static const char *input_path(const struct state *s, size_t i)
+{
+	return s->inputs[i].path;
+}
+
+static const char *output_key(const struct state *s, size_t i)
+{
+	return s->outputs[i].key;
+}
+
+/* The position of key in the array ix indexes, or -1. */
+static ssize_t index_find(const struct state *s, const struct str_index *ix,
+			  const char *(*key_at)(const struct state *, size_t), const char *key)
+{
+	if (!ix->cap)
+		return -1;
+	for (size_t i = str_hash(key) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		if (!ix->slots[i])
+			return -1;
+		if (!strcmp(key_at(s, ix->slots[i] - 1), key))
+			return (ssize_t)(ix->slots[i] - 1);
+	}
+}
+
+static void index_put(struct str_index *ix, size_t pos, const char *key)
+{
+	size_t i = str_hash(key) & (ix->cap - 1);
+
+	while (ix->slots[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->slots[i] = pos + 1;
+}
+
+/* Index the array's element pos (count elements in all, pos the last), growing at half full. */
+static int index_add(const struct state *s, struct str_index *ix,
+		     const char *(*key_at)(const struct state *, size_t), size_t pos, size_t count)
+{
+	if (2 * count > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 128;
+		size_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(ix->slots);
+		*ix = (struct str_index){ slots, cap };
+		for (size_t k = 0; k < pos; k++)
+			index_put(ix, k, key_at(s, k));
+	}
+	index_put(ix, pos, key_at(s, pos));
+	return 0;
+}
+
 static void release_parts(struct state *s)
 {
 	for (size_t i = 0; i < s->nparts; i++) {
@@ -32,6 +95,8 @@ static void release_parts(struct state *s)
 		free(s->inputs[i].path);
 	free(s->inputs);
 	free(s->outputs);
+	free(s->input_index.slots);
+	free(s->output_index.slots);
 }
 
 void state_release(struct state *s)
@@ -56,9 +121,12 @@ static ssize_t push_input(struct state *s, const char *path, uint64_t size, int6
 		s->cap_inputs = cap;
 	}
 	s->inputs[s->ninputs] = (struct state_input){ .path = strdup(path), .size = size,
-						      .mtime = mtime };
-	if (!s->inputs[s->ninputs].path)
+						      .mtime = mtime, .part0 = s->nparts };
+	if (!s->inputs[s->ninputs].path ||
+	    index_add(s, &s->input_index, input_path, s->ninputs, s->ninputs + 1)) {
+		free(s->inputs[s->ninputs].path);
 		return -ENOMEM;
+	}
 	return (ssize_t)s->ninputs++;
 }
 
@@ -95,40 +163,39 @@ int state_add_part(struct state *s, size_t input, const char *path, const char *
 
 ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_t mtime)
 {
-	ssize_t idx;
+	const struct state_input *old;
+	ssize_t idx, i;
 
-	for (size_t i = 0; i < s->ninputs; i++)
-		if (!strcmp(s->inputs[i].path, path))
-			return STATE_DUPLICATE;
+	if (index_find(s, &s->input_index, input_path, path) >= 0)
+		return STATE_DUPLICATE;
 	idx = push_input(s, path, size, mtime);
 	if (idx < 0 || !s->saved)
 		return idx;
-	for (size_t i = 0; i < s->saved->ninputs; i++) {
-		const struct state_input *old = &s->saved->inputs[i];
+	i = index_find(s->saved, &s->saved->input_index, input_path, path);
+	if (i < 0)
+		return idx;
+	old = &s->saved->inputs[i];
+	if (old->size != size || old->mtime != mtime)
+		return idx;
+	s->inputs[idx].kind = old->kind;
+	s->inputs[idx].from_state = true;
+	for (size_t k = old->part0; k < old->part0 + old->nparts; k++) {
+		const struct state_part *p = &s->saved->parts[k];
 
-		if (strcmp(old->path, path) || old->size != size || old->mtime != mtime)
-			continue;
-		s->inputs[idx].kind = old->kind;
-		s->inputs[idx].from_state = true;
-		for (size_t k = 0; k < s->saved->nparts; k++) {
-			const struct state_part *p = &s->saved->parts[k];
-
-			if (p->input == i && state_add_part(s, (size_t)idx, p->path, p->member, p->key,
-							    &p->info, p->size))
-				return -ENOMEM;
-		}
-		break;
+		if (state_add_part(s, (size_t)idx, p->path, p->member, p->key, &p->info, p->size))
+			return -ENOMEM;
 	}
 	return idx;
 }
 
 int state_set_output(struct state *s, const char *key, int level)
 {
-	for (size_t i = 0; i < s->noutputs; i++)
-		if (!strcmp(s->outputs[i].key, key)) {
-			s->outputs[i].level = level;
-			return 0;
-		}
+	ssize_t i = index_find(s, &s->output_index, output_key, key);
+
+	if (i >= 0) {
+		s->outputs[i].level = level;
+		return 0;
+	}
 	if (s->noutputs == s->cap_outputs) {
 		size_t cap = s->cap_outputs ? s->cap_outputs * 2 : 64;
 		void *p = realloc(s->outputs, cap * sizeof(*s->outputs));
@@ -139,18 +206,18 @@ int state_set_output(struct state *s, const char *key, int level)
 		s->cap_outputs = cap;
 	}
 	snprintf(s->outputs[s->noutputs].key, sizeof(s->outputs[0].key), "%s", key);
-	s->outputs[s->noutputs++].level = level;
+	s->outputs[s->noutputs].level = level;
+	if (index_add(s, &s->output_index, output_key, s->noutputs, s->noutputs + 1))
+		return -ENOMEM;
+	s->noutputs++;
 	return 0;
 }
 
 int state_output_level(const struct state *s, const char *key)
 {
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < s->noutputs; i++)
-		if (!strcmp(s->outputs[i].key, key))
-			return s->outputs[i].level;
-	return -1;
+	ssize_t i = s ? index_find(s, &s->output_index, output_key, key) : -1;
+
+	return i >= 0 ? s->outputs[i].level : -1;
 }
 
 static int cmp_part(const void *pa, const void *pb)
@@ -198,64 +265,106 @@ static void unescape(char *s)
 
 static int cmp_output(const void *a, const void *b)
 {
-	return strcmp(((const struct state_output *)a)->key, ((const struct state_output *)b)->key);
+	return strcmp((*(const struct state_output *const *)a)->key,
+		      (*(const struct state_output *const *)b)->key);
+}
+
+/* The parts' indexes ordered by input (a counting sort: parts are sorted by key). */
+static size_t *parts_by_input(const struct state *s)
+{
+	size_t *start = calloc(s->ninputs + 1, sizeof(*start));
+	size_t *order = malloc((s->nparts + 1) * sizeof(*order));
+
+	if (!start || !order) {
+		free(start);
+		free(order);
+		return NULL;
+	}
+	for (size_t k = 0; k < s->nparts; k++)
+		start[s->parts[k].input + 1]++;
+	for (size_t i = 0; i < s->ninputs; i++)
+		start[i + 1] += start[i];
+	for (size_t k = 0; k < s->nparts; k++)
+		order[start[s->parts[k].input]++] = k;
+	free(start);
+	return order;
+}
+
+static void write_part(FILE *f, const struct state_part *p)
+{
+	fprintf(f, "P\t%s\t%s%s%s%s-\t%llu\t", p->key, p->info.debug_file ? "d" : "",
+		p->info.has_symtab ? "s" : "", p->info.has_dwarf ? "w" : "",
+		p->info.has_go ? "g" : "", (unsigned long long)p->size);
+	put_escaped(f, p->info.go_build_id[0] ? p->info.go_build_id : "-");
+	fputc('\t', f);
+	put_escaped(f, p->path);
+	fputc('\t', f);
+	put_escaped(f, p->member ? p->member : "");
+	fputc('\n', f);
+}
+
+static void write_state(FILE *f, const struct state *s, const struct state_output **outs,
+			const size_t *order)
+{
+	fprintf(f, "%s\n", STATE_MAGIC);
+	/* In key order, whatever order the conversions finished in. */
+	for (size_t i = 0; i < s->noutputs; i++)
+		fprintf(f, "O\t%s\t%d\n", outs[i]->key, outs[i]->level);
+	for (size_t i = 0, k = 0; i < s->ninputs; i++) {
+		const struct state_input *in = &s->inputs[i];
+		size_t end = k;
+
+		while (end < s->nparts && s->parts[order[end]].input == i)
+			end++;
+		if (in->kind != INPUT_UNKNOWN) { /* else not read to the end: nothing to remember */
+			fprintf(f, "I\t%llu\t%lld\t%d\t", (unsigned long long)in->size,
+				(long long)in->mtime, in->kind);
+			put_escaped(f, in->path);
+			fputc('\n', f);
+			for (; k < end; k++)
+				write_part(f, &s->parts[order[k]]);
+		}
+		k = end;
+	}
 }
 
 int state_save(struct state *s, const char *path)
 {
+	const struct state_output **outs = malloc((s->noutputs + 1) * sizeof(*outs));
+	size_t *order = parts_by_input(s);
 	char tmp[PATH_MAX];
-	FILE *f;
-	int fd;
+	FILE *f = NULL;
+	int fd = -1, err = -ENOMEM;
 
+	if (!outs || !order)
+		goto out;
+	for (size_t i = 0; i < s->noutputs; i++)
+		outs[i] = &s->outputs[i];
+	qsort(outs, s->noutputs, sizeof(*outs), cmp_output);
+	err = -ENAMETOOLONG;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
+		goto out;
 	fd = mkostemp(tmp, O_CLOEXEC);
+	err = -errno;
 	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
+		goto out;
+	if (!(f = fdopen(fd, "w"))) {
 		close(fd);
 		unlink(tmp);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
-	fprintf(f, "%s\n", STATE_MAGIC);
-	/* In key order, whatever order the conversions finished in. */
-	if (s->noutputs > 1)
-		qsort(s->outputs, s->noutputs, sizeof(*s->outputs), cmp_output);
-	for (size_t i = 0; i < s->noutputs; i++)
-		fprintf(f, "O\t%s\t%d\n", s->outputs[i].key, s->outputs[i].level);
-	for (size_t i = 0; i < s->ninputs; i++) {
-		const struct state_input *in = &s->inputs[i];
-
-		if (in->kind == INPUT_UNKNOWN)
-			continue; /* not read to the end: nothing to remember */
-		fprintf(f, "I\t%llu\t%lld\t%d\t", (unsigned long long)in->size, (long long)in->mtime,
-			in->kind);
-		put_escaped(f, in->path);
-		fputc('\n', f);
-		for (size_t k = 0; k < s->nparts; k++) {
-			const struct state_part *p = &s->parts[k];
-
-			if (p->input != i)
-				continue;
-			fprintf(f, "P\t%s\t%s%s%s%s-\t%llu\t", p->key, p->info.debug_file ? "d" : "",
-				p->info.has_symtab ? "s" : "", p->info.has_dwarf ? "w" : "",
-				p->info.has_go ? "g" : "", (unsigned long long)p->size);
-			put_escaped(f, p->info.go_build_id[0] ? p->info.go_build_id : "-");
-			fputc('\t', f);
-			put_escaped(f, p->path);
-			fputc('\t', f);
-			put_escaped(f, p->member ? p->member : "");
-			fputc('\n', f);
-		}
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		int err = -errno;
-
+	write_state(f, s, outs, order);
+	errno = 0;
+	err = 0;
+	if ((ferror(f) | fclose(f)) || rename(tmp, path)) {
+		err = errno ? -errno : -EIO;
 		unlink(tmp);
-		return err;
 	}
-	return 0;
+out:
+	free(outs);
+	free(order);
+	return err;
 }
 
 void state_load(struct state *s, const char *path, bool ignore)
@@ -306,6 +415,7 @@ void state_load(struct state *s, const char *path, bool ignore)
 			    state_add_part(old, (size_t)cur, field[5], n == 7 ? field[6] : NULL, field[1],
 					   &info, strtoull(field[3], NULL, 10)))
 				goto bad;
+			old->inputs[cur].nparts++; /* an input's P lines follow its I line */
 		} else {
 			goto bad;
 		}

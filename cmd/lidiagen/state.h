@@ -22,6 +22,7 @@ struct state_input {
 	int64_t mtime; /* ns */
 	enum input_kind kind;
 	bool from_state; /* unchanged since the saved run: not read again */
+	size_t part0, nparts; /* a loaded state's: its parts, parts[part0 .. part0 + nparts) */
 };
 
 struct state_part {
@@ -39,11 +40,19 @@ struct state_output {
 	int level;
 };
 
+/* A hash index of strings held in an array: slot i holds a position + 1, or 0. */
+struct str_index {
+	size_t *slots;
+	size_t cap;
+};
+
 struct state {
 	struct state_output *outputs;
 	size_t noutputs, cap_outputs;
+	struct str_index output_index; /* by key */
 	struct state_input *inputs;
 	size_t ninputs, cap_inputs;
+	struct str_index input_index; /* by path */
 	struct state_part *parts;
 	size_t nparts, cap_parts;
 	struct state *saved; /* the last run's, while adding inputs */

@@ -11,8 +11,10 @@
  * build ID and what it holds), then freed. Besides "never crash", it asserts
  * what the API promises: a member is never larger than max_member, the
  * members of one walk add up to at most max_total, a path is "name!member"
- * and a member name never holds a control character, every problem is
- * counted, and the want callback is asked before a member is handed over.
+ * (or "name" itself for a compressed ELF file) and a member name never holds
+ * a control character, every problem is counted, the want callback is asked
+ * before a member is handed over, and LIDIA_E_NOT_ELF (no archive, no ELF
+ * inside) comes with nothing handed over and nothing said.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -56,11 +58,11 @@ static int on_elf(void *p, const char *path, const char *member, unsigned char *
 	c->total += size;
 	if (c->total > limits.max_total)
 		abort();
-	if (strncmp(path, NAME "!", sizeof(NAME)) || !member)
+	if (!member || (strcmp(path, NAME) && strncmp(path, NAME "!", sizeof(NAME))))
 		abort();
 	check_name(path);
-	/* The member handed over is the one last asked about. */
-	if (strcmp(member, c->last_wanted))
+	/* The member handed over is the one last asked about, or the input itself. */
+	if (strcmp(path, NAME) ? strcmp(member, c->last_wanted) : strcmp(member, NAME))
 		abort();
 	if (lidia_elf_open_mem(&e, data, size, path) == 0) {
 		if (!e)
@@ -113,6 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink += lidia_archive_magic(data, size);
 	err = lidia_archive_walk_mem(data, size, NAME, &limits, &cb, &problems);
 	if (err > 0 || problems != c.problems)
+		abort();
+	if (err == LIDIA_E_NOT_ELF && (c.elves || c.problems))
 		abort();
 	return 0;
 }
