@@ -1,6 +1,10 @@
 # lidiagen: the library (lib/), the command (cmd/lidiagen/), tests and install.
 #   make                     build liblidia.a, liblidia.so, lidiagen
-#   make test                build and run every test; ends with "N passed, N failed"
+#   make check               the quick tier (under a minute): unit tests, fuzz corpus
+#                            replay, the oracle's proof and the CLI contract (t_cli.sh)
+#   make test                build and run every test; ends with "N passed, N failed, N skipped"
+#   make test TESTS=REGEX    only the tests whose name matches (extended regex over
+#                            unit/test_NAME, fuzz/fuzz_NAME, t_NAME): TESTS=t_golden
 #   make SANITIZE=address,undefined test
 #   make install PREFIX=/usr/local DESTDIR=...
 #   make V=1                 show the commands
@@ -13,6 +17,7 @@ MANDIR     ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR   ?= $(LIBDIR)/cmake/lidiagen
 DATADIR    ?= $(PREFIX)/share/lidiagen
+DOCDIR     ?= $(PREFIX)/share/doc/lidiagen
 
 VERSION := $(shell sed -n 's/^\#define LIDIA_VERSION_STRING "\(.*\)"/\1/p' lib/lidia.h)
 SOMAJOR := 0
@@ -50,9 +55,12 @@ else
 Q := @
 endif
 
-# Build products go under build/ (build/san for sanitizer builds), so that
-# sanitized and plain objects never mix.
-B := build$(if $(SANITIZE),/san)
+# Build products go under $(O) (default build/), and under $(O)/san-KINDS for
+# sanitizer builds (build/san-address-undefined, build/san-thread), so that
+# objects of different builds never mix.
+O ?= build
+comma := ,
+B := $(O)$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_CXX := $(wildcard lib/*.cc)
@@ -62,11 +70,11 @@ LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o) $(LIB_CXX:%.cc=$(B)/pic/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
 
 STATIC := $(B)/liblidia.a
-SHARED := $(B)/liblidia.so.$(VERSION)
+SHARED_LIB := $(B)/liblidia.so.$(VERSION)
 BIN    := $(B)/lidiagen
 
-.PHONY: all test check install uninstall clean fuzz bench
-all: $(BIN) $(STATIC) $(SHARED)
+.PHONY: all test check install uninstall clean fuzz fuzz-long bench
+all: $(BIN) $(STATIC) $(SHARED_LIB)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,7 +103,7 @@ $(STATIC): $(LIB_OBJ) $(LLVM_DEMANGLE)
 		cd $(B)/llvm-demangle && $(AR) x $(LLVM_DEMANGLE)
 	$(Q)$(AR) rcs $@ $(LIB_OBJ) $(B)/llvm-demangle/*.o
 
-$(SHARED): $(LIB_PIC) lib/liblidia.map
+$(SHARED_LIB): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CXX) -shared $(STATIC_CXX) -Wl,-soname,liblidia.so.$(SOMAJOR) -Wl,--version-script=lib/liblidia.map \
 		$(LDFLAGS) -o $@ $(LIB_PIC) $(LLVM_DEMANGLE) $(LIBS)
@@ -122,24 +130,38 @@ $(B)/tests/%: tests/unit/%.c $(STATIC) tests/unit/unit.h
 	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -Itests/unit $(LDFLAGS) -o $@ $< $(STATIC) $(LIBS)
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
+# libstdc++ for the demangler, which fuzz_convert reaches through lidia_extract.
 $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Ilib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(STATIC) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(STATIC) $(LIBS) -lstdc++
 
-# libFuzzer builds (clang): make fuzz, then build/fuzz/fuzz_reader tests/fuzz/corpus/reader
-fuzz: $(FUZZ_SRC)
-	@mkdir -p build/fuzz
+# libFuzzer builds (clang): make fuzz, then build/fuzz/fuzz_reader on a copy of
+# tests/fuzz/corpus/reader. Undefined behaviour stops a run, as a crash does.
+# make fuzz-long FUZZ_SECONDS=N: every target N seconds on a copy of its corpus
+# (tests/fuzz/fuzz_long.sh); fails on any crash, timeout, leak or OOM.
+FUZZ_SECONDS ?= 60
+fuzz: $(FUZZ_SRC) $(LIB_CXX:%.cc=$(O)/%.o)
+	@mkdir -p $(O)/fuzz
 	for f in $(FUZZ_SRC); do \
-		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
-			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o build/fuzz/$$(basename $$f .c) \
-			$$f $(LIB_SRC) $(LIB_CXX:%.cc=build/%.o) $(LLVM_DEMANGLE) $(LIBS) || exit 1; \
+		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=all -Ilib \
+			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o $(O)/fuzz/$$(basename $$f .c) \
+			$$f $(LIB_SRC) $(LIB_CXX:%.cc=$(O)/%.o) $(LLVM_DEMANGLE) $(LIBS) || exit 1; \
 	done
 
-test: all $(TEST_BIN) $(FUZZ_BIN)
-	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) tests/run.sh
+fuzz-long: fuzz
+	tests/fuzz/fuzz_long.sh $(O)/fuzz $(FUZZ_SECONDS)
 
-check: test
+# The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
+CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader)$$
+
+test: all $(TEST_BIN) $(FUZZ_BIN)
+	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh
+
+check: all $(TEST_BIN) $(FUZZ_BIN)
+	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) \
+		TESTS='$(or $(TESTS),$(CHECK_TESTS))' tests/run.sh
 
 bench: all
 	bench/run.sh $(abspath $(BIN))
@@ -147,24 +169,25 @@ bench: all
 # ---- install ------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lidiagen
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/liblidia.a
-	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION)
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION)
 	ln -sf liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR)
 	ln -sf liblidia.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/liblidia.so
 	install -m 644 lib/lidia.h $(DESTDIR)$(INCLUDEDIR)/lidia.h
 	sed $(PC_SED) lib/lidia.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
 	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
 	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
+	install -m 644 doc/lidia-v1.md $(DESTDIR)$(DOCDIR)/lidia-v1.md
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
 		$(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR) \
 		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
-		$(DESTDIR)$(DATADIR)/lidiagen.yaml
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+		$(DESTDIR)$(DATADIR)/lidiagen.yaml $(DESTDIR)$(DOCDIR)/lidia-v1.md
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build

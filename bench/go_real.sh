@@ -33,7 +33,7 @@ for g in /usr/lib/go-1.22/bin/go /usr/lib/go-1.19/bin/go; do
 done
 [ -x "$LIDIAGEN" ] || { echo "go_real: no lidiagen at $LIDIAGEN (run make)" >&2; exit 1; }
 [ -n "$GO" ] || { echo "go_real: no Go toolchain (golang-1.19-go or golang-1.22-go)" >&2; exit 1; }
-PYROSCOPE_LOOKUP=${PYROSCOPE_LOOKUP:-$here/../../shared/tools/pyroscope_lookup.py}
+PYROSCOPE_LOOKUP=${PYROSCOPE_LOOKUP:-$here/../tests/tools/pyroscope_reader.py}
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "go_real: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run every test of lidiagen and end with one line "N passed, N failed".
+# Run every test of lidiagen and end with one line "N passed, N failed, N skipped".
 #
 # Each test program prints TAP-like lines: "ok - WHAT" for a passed check,
 # "not ok - WHAT" (with the reason on the following "#" lines) for a failed
@@ -7,16 +7,12 @@
 #   $BUILD/tests/test_*          unit tests (tests/unit/*.c)
 #   $BUILD/tests/fuzz_* CORPUS   fuzz targets replaying their corpus (tests/fuzz/)
 #   tests/t_*.sh                 command-line and oracle tests
-# Environment: LIDIAGEN (the binary under test), BUILD (the build directory),
-# TESTS (optional: a regex to select tests by name).
+# Environment: TESTS (optional: an extended regex; only the tests whose name
+# matches run, names being unit/test_NAME, fuzz/fuzz_NAME and t_NAME), and
+# those of tests/lib/env.sh: LIDIAGEN (default build/lidiagen), BUILD, ...
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-: "${LIDIAGEN:?set LIDIAGEN to the lidiagen binary}"
-: "${BUILD:?set BUILD to the build directory}"
-export LIDIAGEN BUILD
-export SHARED=${SHARED:-$(cd "$here/../../shared" 2>/dev/null && pwd)}
-export TEST_TMP=${TEST_TMP:-$(mktemp -d /tmp/lidiagen-tests.XXXXXX)}
-export PYROSCOPE_LOOKUP="$SHARED/tools/pyroscope_lookup.py"
+. "$here/lib/env.sh"
 filter=${TESTS:-.}
 
 passed=0 failed=0 skipped=0 failed_names=()

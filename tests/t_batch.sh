@@ -164,21 +164,17 @@ else
 fi
 
 # Every output opens with Pyroscope's reader logic.
-if [ -f "$PYROSCOPE_LOOKUP" ]; then
-	files=$(find "$w/out" -type f | sort)
-	if "$PYTHON" "$TESTS_LIB/batch_check.py" validate "$PYROSCOPE_LOOKUP" $files >"$w/validate.txt" 2>&1; then
-		ok "batch: all $(echo "$files" | grep -c .) outputs open in Pyroscope's reader (pyroscope_lookup.py, CRCs on)"
-	else
-		not_ok "batch: every output opens in Pyroscope's reader" "$(grep -v '^ok' "$w/validate.txt" | head -5)"
-	fi
-	# And one of them through the script itself, as the issue says.
-	if "$PYTHON" "$PYROSCOPE_LOOKUP" "$w/out/symbolizer/anonymous/$ID4" >"$w/pl.txt" 2>&1; then
-		ok "batch: python3 pyroscope_lookup.py accepts the .deb pair's output"
-	else
-		not_ok "batch: python3 pyroscope_lookup.py accepts the .deb pair's output" "$(cat "$w/pl.txt")"
-	fi
+files=$(find "$w/out" -type f | sort)
+if pyroscope_reader --each $files >"$w/validate.txt" 2>&1; then
+	ok "batch: all $(echo "$files" | grep -c .) outputs open in Pyroscope's reader (CRCs on)"
 else
-	skip "batch: outputs open in Pyroscope's reader ($PYROSCOPE_LOOKUP missing)"
+	not_ok "batch: every output opens in Pyroscope's reader" "$(grep -v '^ok' "$w/validate.txt" | head -5)"
+fi
+# And the .deb pair's output opened on its own.
+if pyroscope_reader "$w/out/symbolizer/anonymous/$ID4" >"$w/pl.txt" 2>&1; then
+	ok "batch: Pyroscope's reader accepts the .deb pair's output"
+else
+	not_ok "batch: Pyroscope's reader accepts the .deb pair's output" "$(cat "$w/pl.txt")"
 fi
 
 # The pairs: a stripped binary (batch_1.0_amd64.deb) and its debug file

@@ -89,7 +89,7 @@ else
 fi
 bad=
 for f in $got $(find -L "$bin/stripped" "$bin/release_symbols" -type f); do
-	"$PYTHON" "$PYROSCOPE_LOOKUP" "$f" >"$work/lookup.out" 2>&1 || bad+="$f: $(cat "$work/lookup.out")"$'\n'
+	pyroscope_reader "$f" >"$work/lookup.out" 2>&1 || bad+="$f: $(cat "$work/lookup.out")"$'\n'
 done
 if [ -z "$bad" ] && [ -n "$got" ]; then
 	ok "lidia_symbols: every file is accepted by Pyroscope's reader logic"
@@ -101,7 +101,7 @@ fi
 lookup_greet() { # LIDIA-FILE: the Pyroscope lookup of app's greet_count
 	local addr
 	addr=$("$PYTHON" "$TESTS_LIB/elfsyms.py" funcs "$bin/app" | awk '$NF == "greet_count" { print $1; exit }')
-	"$PYTHON" "$PYROSCOPE_LOOKUP" "$1" "${addr:-0}" 2>&1
+	pyroscope_reader "$1" "${addr:-0}" 2>&1
 }
 out=$(lookup_greet "$bin/symbols/symbolizer/team-a/$app_id")
 if grep -q '| greet_count @ .*greet\.c' <<<"$out"; then
@@ -162,7 +162,7 @@ else
 fi
 got=$(find -L "$bin/dwp" -type f)
 if [ "$RC" -eq 0 ] && [ "$got" = "$bin/dwp/$fapp_id.lidia" ] && [ "$(rows "$got")" -gt 0 ] 2>/dev/null &&
-	"$PYTHON" "$PYROSCOPE_LOOKUP" "$got" >/dev/null 2>&1; then
+	pyroscope_reader "$got" >/dev/null 2>&1; then
 	ok "lidia_symbols(:app.dwp): app's key, converted from :app with its split debug info"
 else
 	not_ok "lidia_symbols(:app.dwp): app's key, converted from :app with its split debug info" \
@@ -187,7 +187,7 @@ else
 fi
 bad=
 for f in $got_a; do
-	"$PYTHON" "$PYROSCOPE_LOOKUP" "$f" >"$work/lookup.out" 2>&1 || bad+="$f: $(cat "$work/lookup.out")"$'\n'
+	pyroscope_reader "$f" >"$work/lookup.out" 2>&1 || bad+="$f: $(cat "$work/lookup.out")"$'\n'
 done
 if [ -z "$bad" ] && [ -n "$got_a" ]; then
 	ok "lidia_aspect: every file is accepted by Pyroscope's reader logic"

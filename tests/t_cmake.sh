@@ -111,7 +111,7 @@ exercise() {
 	fi
 	local f bad=""
 	for f in $got; do
-		"$PYTHON" "$PYROSCOPE_LOOKUP" "$f" >"$work/$name.lookup" 2>&1 || bad+="$f: $(cat "$work/$name.lookup")"$'\n'
+		pyroscope_reader "$f" >"$work/$name.lookup" 2>&1 || bad+="$f: $(cat "$work/$name.lookup")"$'\n'
 	done
 	if [ -z "$bad" ]; then
 		ok "$name: every file is accepted by Pyroscope's reader logic"
@@ -120,11 +120,11 @@ exercise() {
 	fi
 	local addr
 	addr=$("$PYTHON" "$TESTS_LIB/elfsyms.py" funcs "$lib" 2>/dev/null | awk '$NF == "greet_count" { print $1; exit }')
-	if [ -n "$addr" ] && "$PYTHON" "$PYROSCOPE_LOOKUP" "$lib_key" "$addr" 2>&1 | grep -q '| greet_count'; then
+	if [ -n "$addr" ] && pyroscope_reader "$lib_key" "$addr" 2>&1 | grep -q '| greet_count'; then
 		ok "$name: libgreet.so's file names greet_count at its address"
 	else
 		not_ok "$name: libgreet.so's file names greet_count at its address" \
-			"address '$addr'" "$("$PYTHON" "$PYROSCOPE_LOOKUP" "$lib_key" ${addr:+"$addr"} 2>&1 | head -5)"
+			"address '$addr'" "$(pyroscope_reader "$lib_key" ${addr:+"$addr"} 2>&1 | head -5)"
 	fi
 
 	# A no-op rebuild runs nothing and rewrites nothing.

@@ -35,12 +35,12 @@
 # file where llvm-symbolizer gives the unit's (crtstuff.c:0), and demangles
 # templates as "> >". The excluded addresses are counted and shown.
 #
-# Every file must also pass Pyroscope's reader (python3 $PYROSCOPE_LOOKUP)
+# Every file must also pass Pyroscope's reader (pyroscope_reader, common.sh)
 # and give, at every sampled address, lidiagen lookup's chain of names.
 #
 # Robustness: .debug_info / .debug_line damaged in several ways, plain and
 # compressed (zlib, zstd) (`tests/lib/dwarf_oracle.py modes [compressed]`):
-# lidiagen, and its sanitizer build $BUILD/san/lidiagen when there is one,
+# lidiagen, and its sanitizer build $BUILD/san-address-undefined/lidiagen when there is one,
 # must not crash, must exit 0 or 1 with a message, and must write a file that
 # names every sized .text function symbol as .symtab does.
 set -u
@@ -102,7 +102,7 @@ compare() {
 	local label=$1 code=$2
 	shift 2
 	"$PYTHON" "$ORACLE" compare --label "$label" --lidiagen "$LIDIAGEN" --lidia "$LIDIA" \
-		--code "$code" --pyroscope "$PYROSCOPE_LOOKUP" --python "$PYTHON" \
+		--code "$code" --pyroscope "$PYROSCOPE_READER" --python "$PYTHON" \
 		--want-inlines 1 --rates-file "$rates" "$@"
 }
 
@@ -180,7 +180,7 @@ v_split() { # LANG CC DWARF [nodwo]: split DWARF; nodwo: the .dwo files deleted
 	if [ -n "${4:-}" ]; then
 		# No inline frame anywhere, as the oracle says; do not ask for any.
 		"$PYTHON" "$ORACLE" compare --label "$name" --lidiagen "$LIDIAGEN" --lidia "$LIDIA" \
-			--code "$d/prog" --pyroscope "$PYROSCOPE_LOOKUP" --python "$PYTHON" \
+			--code "$d/prog" --pyroscope "$PYROSCOPE_READER" --python "$PYTHON" \
 			--rates-file "$rates" --llvm "$LLVM_SYMBOLIZER" --llvm-obj "$d/prog" --eu-obj "$d/prog"
 	else
 		llvm_vs "$name" "$d/prog" "$d/prog"
@@ -276,10 +276,10 @@ v_corrupt() { # KIND (dw4, dw5, zlib, zstd): damage copies in every mode; lidiag
 	case $1 in zlib | zstd) modes=compressed ;; esac
 	"$PYTHON" "$ORACLE" funcs "$d/prog" >"$d/funcs"
 	bins=$LIDIAGEN
-	if [ -x "$BUILD/san/lidiagen" ]; then
-		bins="$bins $BUILD/san/lidiagen"
+	if [ -x "$BUILD/san-address-undefined/lidiagen" ]; then
+		bins="$bins $BUILD/san-address-undefined/lidiagen"
 	else
-		note "corrupt-$1: no sanitizer build at $BUILD/san/lidiagen; $LIDIAGEN only"
+		note "corrupt-$1: no sanitizer build at $BUILD/san-address-undefined/lidiagen; $LIDIAGEN only"
 	fi
 	while IFS=$'\t' read -r mode desc; do
 		"$PYTHON" "$ORACLE" corrupt "$d/prog" "$d/prog.$mode" "$mode" >"$d/corrupt.err" 2>&1 || {
@@ -344,7 +344,7 @@ if seen != len(want):
 	else
 		not_ok "$label: the file names all .text function symbols as .symtab does" "$(head -10 <<<"$bad")"
 	fi
-	if "$PYTHON" "$PYROSCOPE_LOOKUP" "$lidia" >/dev/null 2>"$lidia.pyerr"; then
+	if pyroscope_reader "$lidia" >/dev/null 2>"$lidia.pyerr"; then
 		ok "$label: Pyroscope's reader accepts the file"
 	else
 		not_ok "$label: Pyroscope's reader accepts the file" "$(first_lines 3 "$lidia.pyerr")"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Reader vs Pyroscope: for every golden case NAME (files written by Pyroscope's
-# own writer, $SHARED/golden/NAME.lidia), `lidiagen lookup --json` must give,
+# own writer, tests/golden/NAME.lidia), `lidiagen lookup --json` must give,
 # at every address of NAME.lookups, the frames Pyroscope's reader gave:
 # the same (function, file) list, innermost first. Lines are not compared
 # (Pyroscope's reader returns 0).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
-golden=$SHARED/golden
+golden=$GOLDEN
 n=0
 for lookups in "$golden"/*.lookups; do
 	[ -f "$lookups" ] || continue

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Writer vs Pyroscope: every file lidiagen writes must open in Pyroscope's
-# reader with its CRC check on ($PYROSCOPE_LOOKUP re-states it), and that
+# reader with its CRC check on (pyroscope_reader, tests/lib/env.sh), and that
 # reader must find lidiagen's frames: at addresses taken from each input's own
 # symbol tables, both of them (start, quarter points, end-1 and end of every
 # function symbol, the byte before it, and a sweep through its bytes at a
 # stride that keeps the total near 20000: every byte of small programs; never
 # addresses from our output), the (function, file) frames of
-# `pyroscope_lookup.py --json FILE ADDR...` equal `lidiagen lookup --json`'s.
+# `pyroscope_reader --json FILE ADDR...` equal `lidiagen lookup --json`'s.
 # One example per differing frame chain is shown.
 # Inputs: every golden input that has a GNU build ID, the golden split pair
 # converted together, and the test programs of tests/lib/fixtures.sh.
@@ -21,11 +21,11 @@ check_file() {
 	local label=$1
 	shift
 	convert_one "writer $label" "$work/$label" "$@" || return
-	"$PYTHON" "$TESTS_LIB/lidiacheck.py" pyroscope "$LIDIAGEN" "$PYROSCOPE_LOOKUP" "$label" \
+	"$PYTHON" "$TESTS_LIB/lidiacheck.py" pyroscope "$LIDIAGEN" "$PYROSCOPE_READER" "$label" \
 		"$LIDIA_OUT" "$@"
 }
 
-inputs=$SHARED/golden/inputs
+inputs=$GOLDEN/inputs
 no_id=()
 for f in "$inputs"/*; do
 	[ -f "$f" ] || continue

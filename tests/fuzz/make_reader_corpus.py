@@ -7,7 +7,7 @@ dependency):
 
     python3 tests/fuzz/make_reader_corpus.py [GOLDEN_DIR [OUT_DIR]]
 
-GOLDEN_DIR defaults to ../shared/golden (Pyroscope-written files; see its
+GOLDEN_DIR defaults to tests/golden (Pyroscope-written files; see its
 README.md), OUT_DIR to tests/fuzz/corpus/reader. The script:
   1. copies every GOLDEN_DIR/*.lidia as golden-NAME;
   2. writes gen-*.lidia: valid files from a small Lidia v1 writer below (lines,
@@ -278,8 +278,7 @@ def variants():
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    golden = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..",
-                                                                 "shared", "golden")
+    golden = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "golden")
     outdir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "corpus", "reader")
     os.makedirs(outdir, exist_ok=True)
     for name in sorted(os.listdir(golden)):

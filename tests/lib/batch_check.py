@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
 """The checks of tests/t_batch.sh that are easier in Python.
 
-    batch_check.py validate PYROSCOPE_LOOKUP FILE...
-        open each file with Pyroscope's reader logic (shared/tools/
-        pyroscope_lookup.py, imported): "ok FILE" or "rejected FILE: why";
-        exit 1 when any is rejected.
     batch_check.py manifest MANIFEST OUTDIR
         parse the JSON Lines manifest, check every field's type, that each
         output exists under OUTDIR with that size and sha256; print one line
@@ -21,27 +17,9 @@
         and has a file ("inlined-with-file" or "not-inlined").
 """
 import hashlib
-import importlib.util
 import json
 import os
 import sys
-
-
-def validate(lookup_py, files):
-    spec = importlib.util.spec_from_file_location("pyroscope_lookup", lookup_py)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    bad = 0
-    for path in files:
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            t = mod.Table(data)
-            print("ok %s ranges=%d" % (path, t.va_count))
-        except mod.Rejected as e:
-            print("rejected %s: %s" % (path, e))
-            bad += 1
-    return 1 if bad else 0
 
 
 def manifest(path, outdir):
@@ -150,8 +128,6 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     cmd, args = argv[0], argv[1:]
-    if cmd == "validate":
-        return validate(args[0], args[1:])
     if cmd == "manifest":
         return manifest(args[0], args[1])
     if cmd == "pick-inline":

@@ -5,24 +5,20 @@
 # them). Scripts use `set -u` but never `set -e`: a failing command must not
 # end a script before it has printed its results.
 #
-# Environment (from tests/run.sh): LIDIAGEN, BUILD, SHARED, TEST_TMP,
-# PYROSCOPE_LOOKUP.
+# Environment: see tests/lib/env.sh (LIDIAGEN, BUILD, TEST_TMP, PYTHON,
+# PYROSCOPE_READER, SHARED_PYROSCOPE), all with defaults for a run from the
+# source tree after `make`. The test data in the tree: tests/golden/.
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TESTS_LIB=$TESTS_DIR/lib
 FIXTURES_SRC=$TESTS_DIR/fixtures
-
-: "${LIDIAGEN:?set LIDIAGEN to the lidiagen binary}"
-: "${TEST_TMP:=$(mktemp -d /tmp/lidiagen-tests.XXXXXX)}"
-: "${SHARED:=$(cd "$TESTS_DIR/../../shared" 2>/dev/null && pwd)}"
-: "${PYROSCOPE_LOOKUP:=$SHARED/tools/pyroscope_lookup.py}"
-export LIDIAGEN TEST_TMP SHARED PYROSCOPE_LOOKUP
+GOLDEN=$TESTS_DIR/golden
+. "$TESTS_LIB/env.sh"
 export LC_ALL=C
 
 # The tools the oracles use. llvm-16's symbolizer: /usr/bin/llvm-symbolizer
 # may be an older one.
 LLVM_SYMBOLIZER=${LLVM_SYMBOLIZER:-/usr/lib/llvm-16/bin/llvm-symbolizer}
-PYTHON=${PYTHON:-python3}
 
 ok() { echo "ok - $*"; }
 skip() { echo "skip - $*"; }

@@ -20,9 +20,7 @@
 GO_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GO_FIXTURES=$GO_TESTS_DIR/fixtures/go
 GO_ORACLE_PY=$GO_TESTS_DIR/lib/go_oracle.py
-: "${TEST_TMP:=$(mktemp -d /tmp/lidiagen-tests.XXXXXX)}"
-: "${SHARED:=$(cd "$GO_TESTS_DIR/../../shared" 2>/dev/null && pwd)}"
-: "${PYROSCOPE_LOOKUP:=$SHARED/tools/pyroscope_lookup.py}"
+. "$GO_TESTS_DIR/lib/env.sh"
 export LC_ALL=C
 
 go_diag() {
@@ -95,11 +93,11 @@ $(head -n 10 "$dir.err")"
 # go_pyroscope LABEL FILE: Pyroscope's reader (re-stated) accepts FILE.
 go_pyroscope() {
 	local out
-	if out=$(python3 "$PYROSCOPE_LOOKUP" "$2" 2>&1); then
+	if out=$(pyroscope_reader "$2" 2>&1); then
 		ok "$1: opens in Pyroscope's reader ($(printf '%s' "$out" | head -n 1))"
 	else
 		not_ok "$1: opens in Pyroscope's reader"
-		go_diag "python3 $PYROSCOPE_LOOKUP $2: $out"
+		go_diag "pyroscope_reader $2: $out"
 	fi
 }
 

@@ -9,8 +9,8 @@ reason printed as a "not ok" line too).
       lidiagen's reader on a file Pyroscope wrote must give, for every
       address of LOOKUPS, the (function, file) frames Pyroscope's reader gave.
 
-  lidiacheck.py pyroscope LIDIAGEN PYROSCOPE_LOOKUP LABEL LIDIA ELF...
-      Pyroscope's reader (pyroscope_lookup.py --json LIDIA ADDR...) must accept LIDIA and give the
+  lidiacheck.py pyroscope LIDIAGEN PYROSCOPE_READER LABEL LIDIA ELF...
+      Pyroscope's reader (PYROSCOPE_READER --json LIDIA ADDR...) must accept LIDIA and give the
       frames lidiagen's reader gives at addresses taken from the ELF files'
       own symbol tables (start, quarter points, end-1 and end of every
       function symbol, and a sweep through its bytes).
@@ -178,7 +178,7 @@ def cmd_pyroscope(lidiagen, pyroscope, label, lidia, elfs):
                        capture_output=True, text=True, errors="surrogateescape")
     accepted = p.returncode == 0
     tap(accepted, "writer %s: Pyroscope's reader accepts the file (CRCs checked)" % label,
-        [] if accepted else ["pyroscope_lookup.py exited %d: %s" % (p.returncode, p.stderr.strip())])
+        [] if accepted else ["Pyroscope's reader exited %d: %s" % (p.returncode, p.stderr.strip())])
     what = "writer %s: Pyroscope's frames equal lidiagen's at %d symbol addresses" % (label, len(addrs))
     if not accepted:
         tap(False, what, ["not compared: Pyroscope's reader rejects the file"])
@@ -186,7 +186,7 @@ def cmd_pyroscope(lidiagen, pyroscope, label, lidia, elfs):
     theirs = [(int(o["addr"], 16), [(f["function"], f["file"]) for f in o["frames"]])
               for o in json.loads(p.stdout)]
     if [a for a, _ in theirs] != addrs:
-        raise RunError("pyroscope_lookup.py answered %d addresses for %d asked" % (len(theirs), len(addrs)))
+        raise RunError("Pyroscope's reader answered %d addresses for %d asked" % (len(theirs), len(addrs)))
     ours = lidiagen_lookup(lidiagen, lidia, addrs, stdin=True)
     bad = [(a, t, o) for (a, t), (_, o) in zip(theirs, ours) if t != o]
     framed = sum(1 for _, o in ours if o)

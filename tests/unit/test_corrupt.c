@@ -144,6 +144,87 @@ static int make_base(struct file *f, bool wide)
 	return err;
 }
 
+/* ---- Writing the corrupt images out ---- */
+
+/*
+ * With LIDIA_CORRUPT_DIR=DIR in the environment, every distinct image this
+ * test makes that the reader refuses with check_crc (the way Pyroscope opens
+ * files) is also written to DIR as NNNN-SECTION.lidia, and the two base files
+ * as good-narrow.lidia and good-wide.lidia. tests/t_pyroscope_reader.sh then
+ * requires the Pyroscope reader oracle to refuse the first and open the
+ * second. Without the variable nothing is written.
+ */
+static const char *dump_dir;
+static char dump_section[64] = "misc";
+static unsigned dump_count;
+static uint64_t *dump_seen;
+static size_t dump_nseen, dump_cap;
+
+static void dump_file(const char *name, const unsigned char *buf, size_t len)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dump_dir, name);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(buf, 1, len, fp) != len || fclose(fp)) {
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+		abort();
+	}
+}
+
+/* FNV-1a over the length and the bytes: which images were written already. */
+static uint64_t image_hash(const unsigned char *buf, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ len;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ buf[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void dump_refused(const unsigned char *buf, size_t len)
+{
+	struct lidia_reader_opts opts = LIDIA_READER_OPTS(.check_crc = true);
+	struct lidia_reader *r = NULL;
+	unsigned char *p;
+	uint64_t h;
+	char name[96];
+	int err;
+
+	if (!dump_dir)
+		return;
+	h = image_hash(buf, len);
+	for (size_t i = 0; i < dump_nseen; i++)
+		if (dump_seen[i] == h)
+			return;
+	p = malloc(len ? len : 1);
+	if (!p)
+		abort();
+	memcpy(p, buf, len);
+	err = lidia_reader_open_mem(&r, p, len, &opts);
+	lidia_reader_close(r);
+	free(p);
+	if (!err)
+		return;
+	if (dump_nseen == dump_cap) {
+		dump_cap = dump_cap ? 2 * dump_cap : 256;
+		dump_seen = realloc(dump_seen, dump_cap * sizeof(*dump_seen));
+		if (!dump_seen)
+			abort();
+	}
+	dump_seen[dump_nseen++] = h;
+	snprintf(name, sizeof(name), "%04u-%s.lidia", ++dump_count, dump_section);
+	dump_file(name, buf, len);
+}
+
+/* Name the images the next step makes: SECTION-FILE (e.g. truncation-narrow). */
+static void dump_as(const char *section, const char *file)
+{
+	snprintf(dump_section, sizeof(dump_section), "%s%s%s", section, file ? "-" : "",
+		 file ? file : "");
+}
+
 /* ---- Opening copies ---- */
 
 /* An exact-size heap copy of buf[0..len), so ASan sees any read past its end. */
@@ -165,8 +246,10 @@ static int try_open(const unsigned char *buf, size_t len, bool check_crc)
 	unsigned char *p = copy(buf, len);
 	static char poison;
 	struct lidia_reader *r = (struct lidia_reader *)&poison; /* open must reset it */
-	int err = lidia_reader_open_mem(&r, p, len, &opts);
+	int err;
 
+	dump_refused(buf, len);
+	err = lidia_reader_open_mem(&r, p, len, &opts);
 	if (err && r) {
 		printf("# open failed with %d but left *out set\n", err);
 		r = NULL;
@@ -538,6 +621,7 @@ static struct outcome run_all(const struct file *f, unsigned char *p, uint64_t i
 	struct lidia_frame frames[8];
 	struct lidia_file_info fi;
 
+	dump_refused(p, f->len);
 	o.open = lidia_reader_open_mem(&r, p, f->len, NULL);
 	if (o.open)
 		return o;
@@ -640,6 +724,7 @@ static void hostile_entries(const struct file *f, const char *name)
 		struct lidia_frame fr[8];
 		int small = 1, big = 1;
 
+		dump_refused(p, f->len);
 		if (!lidia_reader_open_mem(&r, p, f->len, NULL)) {
 			small = lidia_reader_lookup(r, at_b, fr, 1);
 			big = lidia_reader_lookup(r, at_b, fr, 8);
@@ -757,6 +842,7 @@ static void byte_sweep(const struct file *f, const char *name)
 		int check;
 
 		p[b] = 0xff;
+		dump_refused(p, f->len);
 		if (lidia_reader_open_mem(&r, p, f->len, NULL)) {
 			ok = false;
 			free(p);
@@ -849,22 +935,46 @@ int main(void)
 	CHECK(narrow.count == 5 && narrow.nlines && narrow.ssize > 18,
 	      "the base files have every table non-empty");
 
+	dump_dir = getenv("LIDIA_CORRUPT_DIR");
+	if (dump_dir && !*dump_dir)
+		dump_dir = NULL;
+	if (dump_dir) {
+		dump_file("good-narrow.lidia", narrow.buf, narrow.len);
+		dump_file("good-wide.lidia", wide.buf, wide.len);
+	}
+
+	dump_as("truncation", "narrow");
 	truncation(&narrow, "narrow");
+	dump_as("truncation", "wide");
 	truncation(&wide, "wide");
+	dump_as("paths", NULL);
 	truncated_paths(&narrow);
+	dump_as("header", "narrow");
 	header_fields(&narrow, "narrow");
+	dump_as("header", "wide");
 	header_fields(&wide, "wide");
+	dump_as("overflow", "narrow");
 	overflow(&narrow, "narrow");
+	dump_as("overflow", "wide");
 	overflow(&wide, "wide");
 	ok = crc32c_bitwise((const unsigned char *)"123456789", 9) == 0xe3069283u;
 	CHECK(ok, "the test's own CRC32C gives 0xe3069283 for \"123456789\"");
+	dump_as("crc", "narrow");
 	crc(&narrow, "narrow");
+	dump_as("crc", "wide");
 	crc(&wide, "wide");
+	dump_as("entries", "narrow");
 	hostile_entries(&narrow, "narrow");
+	dump_as("entries", "wide");
 	hostile_entries(&wide, "wide");
+	dump_as("sweep", "narrow");
 	byte_sweep(&narrow, "narrow");
+	dump_as("sweep", "wide");
 	byte_sweep(&wide, "wide");
 	messages();
+	if (dump_dir)
+		printf("# %u refused images written to %s\n", dump_count, dump_dir);
+	free(dump_seen);
 	free(narrow.buf);
 	free(wide.buf);
 	/* Last: under UBSan a failure here stops the program. */
