@@ -423,9 +423,31 @@ LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const 
 LIDIA_API int lidia_store_write_buf(const void *buf, size_t size, const char *dir,
 				    const char *key);
 
+/* Writes a file's bytes to fd; returns 0 or a negative error code. */
+typedef int (*lidia_store_fill_fn)(int fd, void *ctx);
+
 /*
- * True for the name (no directory) of a temporary file of lidia_store_write:
- * ".<name>.tmp.XXXXXX". Readers of an output tree pass such files over.
+ * The one temp-then-rename writer, under lidia_store_write and for any other
+ * file: fill(fd, ctx) writes to a new temporary file beside path,
+ * ".<name>.tmp.XXXXXX", locked (flock) while written and made 0666 less the
+ * umask; it is renamed over path only when fill returned 0, and removed
+ * otherwise. The directory must exist. fd stays the writer's: fill must not
+ * close it. Returns 0, fill's error or -errno.
+ */
+LIDIA_API int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx);
+
+/*
+ * Remove the temporary files this process is writing now (through any
+ * thread). Only async-signal-safe calls: meant for the caller's handler of
+ * SIGINT, SIGTERM..., which then ends the process (the library installs no
+ * handler). A writer whose file is removed under it fails its rename.
+ */
+LIDIA_API void lidia_store_remove_temps(void);
+
+/*
+ * True for the name (no directory) of a temporary file of lidia_store_write
+ * and lidia_store_write_file: ".<name>.tmp.XXXXXX". Readers of an output
+ * tree pass such files over.
  */
 LIDIA_API bool lidia_store_is_temp(const char *name);
 

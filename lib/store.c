@@ -2,12 +2,16 @@
 /*
  * Store: where each build ID's file goes, and getting it there atomically.
  * Keys are made only from validated build IDs and tenants, never from input
- * file names, so no input can steer a write outside the output tree.
+ * file names, so no input can steer a write outside the output tree. The
+ * one temp-then-rename writer (lidia_store_write_file) writes every file,
+ * outputs and the command's state and manifest alike, and keeps a registry
+ * of its live temporary files for a signal handler to remove.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -181,13 +185,8 @@ static void read_umask(void)
 	umask(process_umask);
 }
 
-struct buf_src {
-	const void *buf;
-	size_t size;
-};
-
 /*
- * A temporary file of store(): ".<name>.tmp.XXXXXX" beside the final name.
+ * A temporary file of the writer: ".<name>.tmp.XXXXXX" beside the final name.
  * While its writer lives it holds an flock on it, so that a later run can
  * tell a writer's file from one a killed run left behind.
  */
@@ -205,61 +204,139 @@ bool lidia_store_is_temp(const char *name)
 }
 
 /*
- * A new temporary file, locked. A cleaner (lidia_store_clean) that opened
- * the name before our lock may have removed it: then the name no longer
- * leads to our file, and we make another.
+ * The live temporary files of this process (git's tempfile.c), for
+ * lidia_store_remove_temps() to remove from a signal handler. Slots are
+ * pushed at the head and never freed nor unlinked from the list, so the
+ * handler can walk it at any moment without a lock; a slot's name is read
+ * only while it is TEMP_LIVE, and written only while it is not.
  */
-static int temp_create(const char *pattern, char *tmp, size_t tmp_size)
+enum { TEMP_FREE, TEMP_TAKEN, TEMP_LIVE };
+
+struct temp {
+	struct temp *next;
+	atomic_int state;
+	pid_t owner; /* a forked child does not remove its parent's files */
+	char path[PATH_MAX];
+};
+
+static _Atomic(struct temp *) temps;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER; /* taking a slot; not the handler */
+
+static struct temp *temp_take(void)
+{
+	struct temp *t;
+
+	pthread_mutex_lock(&temps_lock);
+	for (t = atomic_load(&temps); t; t = t->next)
+		if (atomic_load(&t->state) == TEMP_FREE)
+			break;
+	if (!t && (t = calloc(1, sizeof(*t)))) {
+		t->next = atomic_load(&temps);
+		atomic_store(&temps, t);
+	}
+	if (t)
+		atomic_store(&t->state, TEMP_TAKEN);
+	pthread_mutex_unlock(&temps_lock);
+	return t;
+}
+
+void lidia_store_remove_temps(void)
+{
+	pid_t me = getpid();
+
+	/* Async-signal-safe: atomic loads, getpid() and unlink() only. */
+	for (struct temp *t = atomic_load(&temps); t; t = t->next)
+		if (atomic_load(&t->state) == TEMP_LIVE && t->owner == me)
+			unlink(t->path);
+}
+
+/*
+ * A new temporary file from pattern, locked and registered in t. A cleaner
+ * (lidia_store_clean) that opened the name before our lock may have removed
+ * it: then the name no longer leads to our file, and we make another.
+ */
+static int temp_create(struct temp *t, const char *pattern)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		struct stat mine, named;
 		int fd;
 
-		snprintf(tmp, tmp_size, "%s", pattern);
-		fd = mkostemp(tmp, O_CLOEXEC);
+		snprintf(t->path, sizeof(t->path), "%s", pattern);
+		fd = mkostemp(t->path, O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		if (!flock(fd, LOCK_EX) && !fstat(fd, &mine) && !stat(tmp, &named) &&
+		t->owner = getpid();
+		atomic_store(&t->state, TEMP_LIVE);
+		if (!flock(fd, LOCK_EX) && !fstat(fd, &mine) && !stat(t->path, &named) &&
 		    mine.st_ino == named.st_ino && mine.st_dev == named.st_dev)
 			return fd;
+		atomic_store(&t->state, TEMP_TAKEN);
 		close(fd);
 	}
 	return -EAGAIN;
 }
 
-static int store(const char *dir, const char *key, struct lidia_builder *b,
-		 const struct buf_src *src)
+int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx)
 {
-	char path[PATH_MAX], pattern[PATH_MAX], tmp[PATH_MAX];
-	const char *base;
+	char pattern[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	struct temp *t;
 	int fd, err, n;
 
-	n = snprintf(path, sizeof(path), "%s/%s", dir, key);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	base = strrchr(path, '/') + 1;
+	base = base ? base + 1 : path;
 	/* The temporary file sits beside the final one, so rename() is atomic. */
-	n = snprintf(pattern, sizeof(pattern), "%.*s.%s.tmp.XXXXXX", (int)(base - path), path, base);
+	n = snprintf(pattern, sizeof(pattern), "%.*s.%s.tmp.XXXXXX", (int)(base - path), path,
+		     base);
 	if (n < 0 || (size_t)n >= sizeof(pattern))
 		return -ENAMETOOLONG;
-	if ((err = make_parents(path)))
-		return err;
-	fd = temp_create(pattern, tmp, sizeof(tmp));
-	if (fd < 0)
+	if (!(t = temp_take()))
+		return -ENOMEM;
+	fd = temp_create(t, pattern);
+	if (fd < 0) {
+		atomic_store(&t->state, TEMP_FREE);
 		return fd;
-	/* mkstemp makes 0600; outputs are meant to be shared, so honour the umask instead. */
+	}
+	/* mkstemp makes 0600; files are meant to be shared, so honour the umask instead. */
 	pthread_once(&umask_once, read_umask);
 	err = fchmod(fd, 0666 & ~process_umask) ? -errno : 0;
 	if (!err)
-		err = b ? lidia_builder_write_fd(b, fd) : lidia_write_all(fd, src->buf, src->size);
-	if (!err && rename(tmp, path))
+		err = fill(fd, ctx);
+	if (!err && rename(t->path, path))
 		err = -errno;
 	if (err)
-		unlink(tmp);
+		unlink(t->path);
+	atomic_store(&t->state, TEMP_FREE);
 	/* Closed (and so unlocked) only once renamed: a cleaner never sees it unlocked. */
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+struct store_src {
+	struct lidia_builder *b; /* or the bytes: */
+	const void *buf;
+	size_t size;
+};
+
+static int fill_store(int fd, void *ctx)
+{
+	const struct store_src *src = ctx;
+
+	return src->b ? lidia_builder_write_fd(src->b, fd)
+		      : lidia_write_all(fd, src->buf, src->size);
+}
+
+static int store(const char *dir, const char *key, const struct store_src *src)
+{
+	char path[PATH_MAX];
+	int err, n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", dir, key);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if ((err = make_parents(path)))
+		return err;
+	return lidia_store_write_file(path, fill_store, (void *)src);
 }
 
 /* Remove the temporary files no live writer holds, depth levels down from dirfd. */
@@ -347,12 +424,14 @@ int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts, size
 
 int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key)
 {
-	return store(dir, key, b, NULL);
+	struct store_src src = { .b = b };
+
+	return store(dir, key, &src);
 }
 
 int lidia_store_write_buf(const void *buf, size_t size, const char *dir, const char *key)
 {
-	struct buf_src src = { buf, size };
+	struct store_src src = { .buf = buf, .size = size };
 
-	return store(dir, key, NULL, &src);
+	return store(dir, key, &src);
 }

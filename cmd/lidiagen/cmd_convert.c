@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lidiagen [convert]: the main job. Options come from the table in
- * options.c, first from --config FILE, then from the command line, which
- * wins; the batch (batch.c) does the rest.
+ * lidiagen [convert]: the main job. Options, and their part of --help,
+ * come from the table in options.c: first from --config FILE, then from the
+ * command line, which wins; the batch (batch.c) does the rest.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,68 +19,27 @@
 #include "guard.h"
 #include "options.h"
 
-static const char convert_usage[] =
+static const char usage_head[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
 	"\n"
 	"Write one Lidia symbol file per GNU build ID found in PATH...: ELF files,\n"
 	"archives (tar.*, zip, cpio, ar, .deb, .ddeb, .rpm, nested) and, with -r,\n"
 	"everything under directories. A stripped binary and its debug file make one\n"
-	"file, wherever each was found.\n"
-	"\n"
-	"Output:\n"
-	"  -o, --output DIR          write under DIR ('-': the one file to stdout)\n"
-	"      --layout NAME         pyroscope (default): DIR/symbolizer/TENANT/BUILD-ID\n"
-	"                            debuginfod: DIR/buildid/BUILD-ID/lidia\n"
-	"                            flat: DIR/BUILD-ID.lidia\n"
-	"      --layout-template T   DIR/T, T with {build_id} and {tenant}\n"
-	"      --tenant NAME         tenant of the pyroscope layout (default anonymous)\n"
-	"      --manifest FILE       JSON Lines: one line per build ID (inputs, counts, sha256);\n"
-	"                            outside DIR\n"
-	"      --force               rewrite every output (default: keep an output that\n"
-	"                            has as much as the inputs give)\n"
-	"      --state FILE          remember the inputs in FILE, so that a re-run reads\n"
-	"                            only those that changed (keep it outside DIR)\n"
-	"      --no-state            do not (undoes a config file's state)\n"
-	"      --fallback-key SCHEME key for ELF files without a GNU build ID: none\n"
-	"                            (default: skip them), go (hex of the Go build ID),\n"
-	"                            sha256 (the first 40 hex digits of the file's SHA-256)\n"
-	"\n"
-	"Inputs:\n"
-	"  -r, --recursive           descend into directories\n"
-	"      --follow-symlinks     follow symbolic links found under directories\n"
-	"      --include GLOB        only paths (and archive members) matching GLOB\n"
-	"      --exclude GLOB        not paths (and archive members) matching GLOB\n"
-	"      --max-member-size SZ  largest archive member read (default 4G)\n"
-	"      --max-expansion SZ    most bytes read from one archive (default 64G)\n"
-	"      --max-depth N         archives inside archives (default 4)\n"
-	"\n"
-	"What goes in:\n"
-	"      --symbols-only        names and extents only: no inline frames, lines or\n"
-	"                            files (what Pyroscope's own writer gives)\n"
-	"      --no-inlines          leave inline frames out\n"
-	"      --no-lines            leave line tables out\n"
-	"      --no-files            leave file names out\n"
-	"      --no-go               do not read Go's pclntab\n"
-	"      --no-dwarf            do not read DWARF (symbols and Go only)\n"
-	"      --no-demangle         keep C++, Rust and D names mangled\n"
-	"      --no-symtab           leave .symtab symbols out\n"
-	"      --no-dynsym           leave .dynsym symbols out\n"
-	"      --debug-dir DIR       where to look for separate debug files (by build ID,\n"
-	"                            .gnu_debuglink) and dwz files (repeatable; default\n"
-	"                            /usr/lib/debug)\n"
-	"      --no-debug-search     use only the files given\n"
-	"\n"
-	"Running:\n"
-	"  -j, --jobs N              convert N inputs at a time (default: the cores)\n"
-	"      --shard K/N           convert only the build IDs of shard K of N\n"
-	"      --config FILE         read options from a YAML file (the command line wins)\n"
-	"  -q, --quiet               print errors only\n"
-	"  -v, --verbose             say more\n"
-	"  -h, --help                show this help\n"
+	"file, wherever each was found.\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Exit status: 0 all converted, 1 some input failed (the others were\n"
 	"converted) or the manifest or state could not be written, 2 usage error\n"
 	"(checked before any work: options, and the paths written to).\n";
+
+/* The usage: its head, the options table (options.c), its tail. */
+static void usage(FILE *f)
+{
+	fputs(usage_head, f);
+	options_help(f);
+	fputs(usage_tail, f);
+}
 
 /* --config is read before anything else, wherever it stands. */
 static const char *find_config(int argc, char **argv)
@@ -184,71 +143,101 @@ static int check_write_paths(const struct batch_opts *o, char *err, size_t err_s
 
 #undef BAD
 
-int cmd_convert(int argc, char **argv)
-{
-	struct option longopts[64];
-	char shortopts[64] = "h";
-	struct batch_opts o;
-	struct opt_seen seen = { 0 };
-	const char *config;
-	char err[512];
-	size_t n = 0, ns = 1;
-	int opt, idx;
+/*
+ * getopt_long's tables, made from the options table once. A long option
+ * returns its row's short name if it has one (so --help and -h are both
+ * 'h'), else LONG_BASE + its index in the table.
+ */
+#define LONG_BASE 1000
+static struct option longopts[OPTS_MAX + 1];
+static char shortopts[2 * OPTS_MAX + 1];
 
-	options_defaults(&o);
+static void make_getopt_tables(void)
+{
+	size_t ns = 0;
+
 	for (size_t i = 0; i < nconvert_opts; i++) {
 		const struct opt_def *d = &convert_opts[i];
 
-		longopts[n++] = (struct option){ d->name, d->kind == OPT_FLAG ? no_argument
-									      : required_argument,
-						 NULL, 1000 + (int)i };
+		longopts[i] = (struct option){ d->name,
+					       d->kind == OPT_FLAG ? no_argument : required_argument,
+					       NULL, d->short_name ? d->short_name : LONG_BASE + (int)i };
 		if (d->short_name) {
 			shortopts[ns++] = (char)d->short_name;
 			if (d->kind != OPT_FLAG)
 				shortopts[ns++] = ':';
 		}
 	}
-	longopts[n++] = (struct option){ "config", required_argument, NULL, 'C' };
-	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[n] = (struct option){ 0 };
+	longopts[nconvert_opts] = (struct option){ 0 };
 	shortopts[ns] = '\0';
+}
 
-	config = find_config(argc, argv);
-	if (config && config_load(&o, config, err, sizeof(err))) {
-		error(NULL, "%s", err);
-		return EXIT_USAGE;
-	}
-	while ((opt = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
-		const struct opt_def *d = NULL;
+/* The row getopt_long's return value stands for; NULL for an unknown option. */
+static const struct opt_def *opt_row(int opt)
+{
+	if (opt >= LONG_BASE)
+		return &convert_opts[opt - LONG_BASE];
+	for (size_t i = 0; i < nconvert_opts; i++)
+		if (convert_opts[i].short_name == opt)
+			return &convert_opts[i];
+	return NULL;
+}
 
-		if (opt == 'h') {
-			fputs(convert_usage, stdout);
-			return EXIT_OK;
-		}
-		if (opt == 'C')
-			continue; /* read above */
-		if (opt >= 1000)
-			d = &convert_opts[opt - 1000];
-		for (size_t i = 0; !d && i < nconvert_opts; i++)
-			if (convert_opts[i].short_name == opt)
-				d = &convert_opts[i];
+/*
+ * The command line, over what the config set. Returns -1 to go on, or the
+ * exit code (--help, a usage error).
+ */
+static int parse_args(struct batch_opts *o, int argc, char **argv)
+{
+	struct opt_seen seen = { 0 };
+	char err[512];
+	int opt;
+
+	make_getopt_tables();
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct opt_def *d = opt_row(opt);
+
 		if (!d) {
-			fputs(convert_usage, stderr);
+			usage(stderr);
 			return EXIT_USAGE;
 		}
-		if (option_apply(&o, d->name, d->kind == OPT_FLAG ? "true" : optarg, true, &seen, err,
+		if (d->short_name == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (!d->set)
+			continue; /* --config: read before */
+		if (option_apply(o, d, d->kind == OPT_FLAG ? "true" : optarg, &seen, err,
 				 sizeof(err))) {
 			error(NULL, "--%s", err);
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct batch_opts o;
+	const char *config;
+	char err[512];
+	int ret;
+
+	options_defaults(&o);
+	config = find_config(argc, argv);
+	if (config && config_load(&o, config, err, sizeof(err))) {
+		error(NULL, "%s", err);
+		return EXIT_USAGE;
+	}
+	if ((ret = parse_args(&o, argc, argv)) >= 0)
+		return ret;
 	if (options_check(&o, err, sizeof(err))) {
 		error(NULL, "%s", err);
 		return EXIT_USAGE;
 	}
 	if (optind >= argc || !o.out_dir) {
 		error(NULL, "%s", optind >= argc ? "no input given" : "no output directory (-o DIR)");
-		fputs(convert_usage, stderr);
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (check_write_paths(&o, err, sizeof(err))) {

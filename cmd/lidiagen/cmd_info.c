@@ -61,17 +61,28 @@ static int info_one(const char *path)
 
 int cmd_info(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
 	bool failed = false;
+	int opt;
 
-	if (argc < 2) {
+	opterr = 0; /* unknown_option() says it */
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(info_usage, stdout);
+			return EXIT_OK;
+		}
+		unknown_option(argv);
 		fputs(info_usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(info_usage, stdout);
-		return EXIT_OK;
+	if (optind >= argc) {
+		fputs(info_usage, stderr);
+		return EXIT_USAGE;
 	}
-	for (int i = 1; i < argc; i++)
+	for (int i = optind; i < argc; i++)
 		failed |= info_one(argv[i]) < 0;
 	return failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 
 static const char lookup_usage[] =
 	"usage: lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
@@ -107,6 +108,7 @@ int cmd_lookup(int argc, char **argv)
 	const char *path;
 	int opt, err;
 
+	opterr = 0; /* unknown_option() says it */
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -119,6 +121,7 @@ int cmd_lookup(int argc, char **argv)
 			fputs(lookup_usage, stdout);
 			return EXIT_OK;
 		default:
+			unknown_option(argv);
 			fputs(lookup_usage, stderr);
 			return EXIT_USAGE;
 		}

@@ -2,15 +2,13 @@
 /*
  * lidiagen verify: check lidia files (or every file under a directory) the
  * way Pyroscope opens them, CRCs on, plus every range's strings and lines.
+ * Directories are walked as convert walks its inputs (walk.h).
  */
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdlib.h>
+#include <getopt.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "walk.h"
 
 static const char verify_usage[] =
 	"usage: lidiagen verify [-q|-v] PATH...\n"
@@ -24,12 +22,14 @@ struct verify {
 	size_t ok, bad;
 };
 
-static void verify_file(struct verify *v, const char *path)
+static void verify_file(void *ctx, const char *path, bool explicit)
 {
+	struct verify *v = ctx;
 	struct lidia_reader *r;
 	size_t bad;
 	int err = lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true));
 
+	(void)explicit;
 	if (!err) {
 		err = lidia_reader_check(r, &bad);
 		lidia_reader_close(r);
@@ -49,93 +49,51 @@ static void verify_file(struct verify *v, const char *path)
 		printf("%s: ok\n", path);
 }
 
-static int cmp_name(const void *a, const void *b)
+/* A path that cannot be read, or is not a file or a directory: invalid. */
+static void verify_problem(void *ctx, const char *path, const char *msg)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	struct verify *v = ctx;
 
-static void verify_path(struct verify *v, const char *path)
-{
-	struct stat st;
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (lstat(path, &st)) {
-		error(path, "%s", strerror(errno));
-		v->bad++;
-		return;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		verify_file(v, path);
-		return;
-	}
-	d = opendir(path);
-	if (!d) {
-		error(path, "%s", strerror(errno));
-		v->bad++;
-		return;
-	}
-	while ((de = readdir(d))) {
-		char **p;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp."))
-			continue;
-		p = realloc(names, (n + 1) * sizeof(*names));
-		if (!p)
-			break;
-		names = p;
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_name); /* messages in a stable order */
-	for (size_t i = 0; i < n; i++) {
-		char child[PATH_MAX];
-
-		if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, names[i]) <
-		    sizeof(child)) {
-			struct stat cs;
-
-			/* Symlinks are not followed: no loops, nothing outside the tree. */
-			if (!lstat(child, &cs) && (S_ISDIR(cs.st_mode) || S_ISREG(cs.st_mode)))
-				verify_path(v, child);
-		}
-		free(names[i]);
-	}
-	free(names);
+	error(path, "%s", msg);
+	v->bad++;
 }
 
 int cmd_verify(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	/* Symbolic links under a directory are not followed: no loops, nothing outside the tree. */
+	const struct walk_opts walk = { .recursive = true, .skip_temps = true };
 	struct verify v = { 0 };
-	int first = 1;
+	int opt;
 
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+	opterr = 0; /* unknown_option() says it */
+	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			verbosity = 0;
+			break;
+		case 'v':
+			verbosity = 2;
+			break;
+		case 'h':
 			fputs(verify_usage, stdout);
 			return EXIT_OK;
-		} else if (!strcmp(argv[first], "-q")) {
-			verbosity = 0;
-		} else if (!strcmp(argv[first], "-v")) {
-			verbosity = 2;
-		} else {
-			error(NULL, "unknown option '%s'", argv[first]);
+		default:
+			unknown_option(argv);
 			fputs(verify_usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (first >= argc) {
+	if (optind >= argc) {
 		fputs(verify_usage, stderr);
 		return EXIT_USAGE;
 	}
-	for (int i = first; i < argc; i++)
-		verify_path(&v, argv[i]);
+	walk_paths(&walk, argv + optind, (size_t)(argc - optind), verify_file, verify_problem, &v);
 	if (verbosity >= 1)
 		printf("%zu ok, %zu invalid\n", v.ok, v.bad);
 	return v.bad ? EXIT_FAILED : EXIT_OK;

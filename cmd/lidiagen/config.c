@@ -6,6 +6,7 @@
  * file, line and column.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,32 @@
 
 #define CONFIG_MAX_SIZE (1 << 20)
 
-#define BAD_AT(mark, ...)                                                                    \
-	do {                                                                                 \
-		int n_ = snprintf(err, err_size, "%s:%zu:%zu: ", name, (mark).line + 1,      \
-				  (mark).column + 1);                                        \
-		if (n_ >= 0 && (size_t)n_ < err_size)                                        \
-			snprintf(err + n_, err_size - (size_t)n_, __VA_ARGS__);              \
-		goto fail;                                                                   \
-	} while (0)
+/* One parse: the parser, the event at hand, and where errors go. */
+struct cfg {
+	yaml_parser_t p;
+	yaml_event_t ev;
+	bool have_ev;
+	const char *name; /* for messages */
+	struct batch_opts *o;
+	char *err;
+	size_t err_size;
+};
+
+/* "NAME:LINE:COLUMN: what" in c->err; returns -1. */
+__attribute__((format(printf, 3, 4)))
+static int bad_at(struct cfg *c, yaml_mark_t mark, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(c->err, c->err_size, "%s:%zu:%zu: ", c->name, mark.line + 1,
+			 mark.column + 1);
+
+	if (n >= 0 && (size_t)n < c->err_size) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->err_size - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
 
 /*
  * The values the options point at live as long as the process: every copy
@@ -52,119 +71,128 @@ static char *keep(const char *s)
 	return v;
 }
 
-static const struct opt_def *find_opt(const char *key)
+/* The next event into c->ev (the last one deleted). */
+static int next(struct cfg *c)
 {
-	for (size_t i = 0; i < nconvert_opts; i++)
-		if (!strcmp(convert_opts[i].name, key))
-			return &convert_opts[i];
-	return NULL;
+	if (c->have_ev)
+		yaml_event_delete(&c->ev);
+	c->have_ev = yaml_parser_parse(&c->p, &c->ev) != 0;
+	if (!c->have_ev)
+		return bad_at(c, c->p.problem_mark, "%s", c->p.problem ? c->p.problem : "invalid YAML");
+	return 0;
 }
 
-static bool next(yaml_parser_t *p, yaml_event_t *ev)
+/* Apply the scalar event at hand to option d. */
+static int apply_scalar(struct cfg *c, const struct opt_def *d)
 {
-	return yaml_parser_parse(p, ev) != 0;
+	char msg[256];
+	char *v = keep((const char *)c->ev.data.scalar.value);
+
+	if (!v)
+		return bad_at(c, c->ev.start_mark, "%s", "out of memory");
+	if (option_apply(c->o, d, v, NULL, msg, sizeof(msg)))
+		return bad_at(c, c->ev.start_mark, "%s", msg);
+	return 0;
+}
+
+/* The value of key d: a scalar, or a sequence of scalars. */
+static int read_value(struct cfg *c, const struct opt_def *d)
+{
+	if (next(c))
+		return -1;
+	if (c->ev.type == YAML_SCALAR_EVENT) {
+		/* A list option with no value ("include:") is an empty list. */
+		if (d->kind == OPT_LIST && !c->ev.data.scalar.length)
+			return 0;
+		return apply_scalar(c, d);
+	}
+	if (c->ev.type != YAML_SEQUENCE_START_EVENT || d->kind != OPT_LIST)
+		return bad_at(c, c->ev.start_mark, "%s: %s", d->name,
+			      d->kind == OPT_LIST ? "expects a value or a list of values"
+						  : "expects one value");
+	for (;;) {
+		if (next(c))
+			return -1;
+		if (c->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (c->ev.type != YAML_SCALAR_EVENT)
+			return bad_at(c, c->ev.start_mark, "%s: the list holds a non-scalar", d->name);
+		if (apply_scalar(c, d))
+			return -1;
+	}
+}
+
+/*
+ * The events around the keys: returns 1 at a key (a scalar in the mapping),
+ * 0 at the end of the stream, -1 on an error.
+ */
+static int next_key(struct cfg *c, bool *in_map)
+{
+	for (;;) {
+		if (next(c))
+			return -1;
+		switch (c->ev.type) {
+		case YAML_STREAM_START_EVENT:
+		case YAML_DOCUMENT_START_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			continue;
+		case YAML_STREAM_END_EVENT:
+			return 0;
+		case YAML_MAPPING_START_EVENT:
+			if (*in_map)
+				return bad_at(c, c->ev.start_mark,
+					      "a mapping is not a value of any option");
+			*in_map = true;
+			continue;
+		case YAML_MAPPING_END_EVENT:
+			*in_map = false;
+			continue;
+		case YAML_SCALAR_EVENT:
+			if (*in_map)
+				return 1;
+			if (!c->ev.data.scalar.length)
+				continue; /* an empty document */
+			/* fall through */
+		default:
+			return bad_at(c, c->ev.start_mark,
+				      "the config must be a mapping of option names");
+		}
+	}
 }
 
 int config_parse(struct batch_opts *o, const char *name, const unsigned char *buf, size_t size,
 		 char *err, size_t err_size)
 {
-	yaml_parser_t p;
-	yaml_event_t ev;
-	bool have_ev = false, in_map = false;
-	bool seen[64] = { false }; /* by index in convert_opts */
-	int ret = -1;
+	struct cfg c = { .name = name, .o = o, .err = err, .err_size = err_size };
+	bool in_map = false, seen[OPTS_MAX] = { false }; /* by index in convert_opts */
+	int ret;
 
-	if (!yaml_parser_initialize(&p)) {
+	if (!yaml_parser_initialize(&c.p)) {
 		snprintf(err, err_size, "%s: out of memory", name);
 		return -1;
 	}
-	yaml_parser_set_input_string(&p, buf, size);
-	for (;;) {
-		const struct opt_def *def;
-		yaml_mark_t key_mark;
-		char key[128], msg[256];
+	yaml_parser_set_input_string(&c.p, buf, size);
+	while ((ret = next_key(&c, &in_map)) == 1) {
+		const char *key = (const char *)c.ev.data.scalar.value;
+		const struct opt_def *d = option_find(key);
 
-		if (have_ev)
-			yaml_event_delete(&ev);
-		if (!(have_ev = next(&p, &ev)))
-			BAD_AT(p.problem_mark, "%s", p.problem ? p.problem : "invalid YAML");
-		switch (ev.type) {
-		case YAML_STREAM_START_EVENT:
-		case YAML_DOCUMENT_START_EVENT:
-			continue;
-		case YAML_STREAM_END_EVENT:
-			ret = 0;
-			goto fail;
-		case YAML_DOCUMENT_END_EVENT:
-			continue;
-		case YAML_MAPPING_START_EVENT:
-			if (in_map)
-				BAD_AT(ev.start_mark, "a mapping is not a value of any option");
-			in_map = true;
-			continue;
-		case YAML_MAPPING_END_EVENT:
-			in_map = false;
-			continue;
-		case YAML_SCALAR_EVENT:
-			if (!in_map) {
-				if (!ev.data.scalar.length)
-					continue; /* an empty document */
-				BAD_AT(ev.start_mark, "the config must be a mapping of option names");
-			}
+		/* --config and --help are the command line's, not keys. */
+		if (!d || !d->set) {
+			ret = bad_at(&c, c.ev.start_mark, "unknown key '%.127s'", key);
 			break;
-		default:
-			BAD_AT(ev.start_mark, "the config must be a mapping of option names");
-		}
-
-		/* A key, then its value: a scalar, or a sequence of scalars. */
-		key_mark = ev.start_mark;
-		snprintf(key, sizeof(key), "%s", (const char *)ev.data.scalar.value);
-		def = find_opt(key);
-		if (!def || !strcmp(key, "config")) {
-			BAD_AT(key_mark, "unknown key '%s'", key);
 		}
 		/* YAML leaves a repeated key undefined; taking the last would hide a mistake. */
-		if (seen[def - convert_opts])
-			BAD_AT(key_mark, "'%s' is given twice", key);
-		seen[def - convert_opts] = true;
-		yaml_event_delete(&ev);
-		if (!(have_ev = next(&p, &ev)))
-			BAD_AT(p.problem_mark, "%s", p.problem ? p.problem : "invalid YAML");
-		if (ev.type == YAML_SCALAR_EVENT) {
-			char *v;
-
-			/* A list option with no value ("include:") is an empty list. */
-			if (def->kind == OPT_LIST && !ev.data.scalar.length)
-				continue;
-			v = keep((const char *)ev.data.scalar.value);
-			if (!v || option_apply(o, key, v, false, NULL, msg, sizeof(msg)))
-				BAD_AT(ev.start_mark, "%s", v ? msg : "out of memory");
-		} else if (ev.type == YAML_SEQUENCE_START_EVENT && def->kind == OPT_LIST) {
-			for (;;) {
-				char *v;
-
-				yaml_event_delete(&ev);
-				if (!(have_ev = next(&p, &ev)))
-					BAD_AT(p.problem_mark, "%s",
-					       p.problem ? p.problem : "invalid YAML");
-				if (ev.type == YAML_SEQUENCE_END_EVENT)
-					break;
-				if (ev.type != YAML_SCALAR_EVENT)
-					BAD_AT(ev.start_mark, "%s: the list holds a non-scalar", key);
-				v = keep((const char *)ev.data.scalar.value);
-				if (!v || option_apply(o, key, v, false, NULL, msg, sizeof(msg)))
-					BAD_AT(ev.start_mark, "%s", v ? msg : "out of memory");
-			}
-		} else {
-			BAD_AT(ev.start_mark, "%s: %s", key,
-			       def->kind == OPT_LIST ? "expects a value or a list of values"
-						     : "expects one value");
+		if (seen[d - convert_opts]) {
+			ret = bad_at(&c, c.ev.start_mark, "'%s' is given twice", d->name);
+			break;
 		}
+		seen[d - convert_opts] = true;
+		if ((ret = read_value(&c, d)))
+			break;
 	}
-fail:
-	if (have_ev)
-		yaml_event_delete(&ev);
-	yaml_parser_delete(&p);
+	if (c.have_ev)
+		yaml_event_delete(&c.ev);
+	yaml_parser_delete(&c.p);
 	return ret;
 }
 

@@ -1,47 +1,353 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The convert command's options: one table, one place that applies each (see options.h). */
+/* The convert command's options: one table, and the setters its rows name (see options.h). */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "usage.h"
 #include "options.h"
 
+/* "NAME: " and the reason, in err; returns -1. */
+__attribute__((format(printf, 4, 5)))
+static int bad(const struct opt_def *d, char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, err_size, "%s: ", d->name);
+
+	if (n >= 0 && (size_t)n < err_size) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, err_size - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* The field of o at d->off (and d->off_count), as a type. */
+#define FIELD(o, d, type) ((type *)(void *)((char *)(o) + (d)->off))
+#define COUNT(o, d) ((size_t *)(void *)((char *)(o) + (d)->off_count))
+
+/* ---- the generic setters, for rows that only store a value ---------------- */
+
+static int set_bool(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		    char *err, size_t err_size)
+{
+	*FIELD(o, d, bool) = on;
+	return 0;
+}
+
+static int set_string(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		      char *err, size_t err_size)
+{
+	*FIELD(o, d, const char *) = v;
+	return 0;
+}
+
+static int set_list(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		    char *err, size_t err_size)
+{
+	size_t *n = COUNT(o, d);
+
+	if (*n >= d->max)
+		return bad(d, err, err_size, "more than %u %s", d->max, d->what);
+	FIELD(o, d, const char *)[(*n)++] = v;
+	return 0;
+}
+
+/* A size with an optional K, M, G or T suffix (powers of 1024), and B. */
+static int set_size(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		    char *err, size_t err_size)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || v[0] == '-')
+		goto fail;
+	switch (*end) {
+	case 'T': case 't': n <<= 10; /* fall through */
+	case 'G': case 'g': n <<= 10; /* fall through */
+	case 'M': case 'm': n <<= 10; /* fall through */
+	case 'K': case 'k': n <<= 10; end++; break;
+	case '\0': break;
+	default: goto fail;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || n == 0)
+		goto fail;
+	*FIELD(o, d, uint64_t) = n;
+	return 0;
+fail:
+	return bad(d, err, err_size, "'%s' is not a size (like %s)", v, d->what);
+}
+
+/* A number from d->min to d->max. */
+static int set_uint(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		    char *err, size_t err_size)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || n < d->min || n > d->max)
+		return bad(d, err, err_size, "'%s' is not a number from %u to %u", v, d->min,
+			   d->max);
+	*FIELD(o, d, unsigned) = (unsigned)n;
+	return 0;
+}
+
+/* ---- the setters of rows that check or set more --------------------------- */
+
+static int set_layout(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		      char *err, size_t err_size)
+{
+	if (!strcmp(v, "template"))
+		o->store.layout = LIDIA_LAYOUT_TEMPLATE;
+	else if (lidia_layout_parse(v, &o->store.layout))
+		return bad(d, err, err_size,
+			   "unknown layout '%s' (pyroscope, debuginfod, flat, template)", v);
+	return 0;
+}
+
+static int set_layout_template(struct batch_opts *o, const struct opt_def *d, const char *v,
+			       bool on, char *err, size_t err_size)
+{
+	if (!lidia_template_valid(v))
+		return bad(d, err, err_size,
+			   "'%s' is not a relative path with {build_id} (and maybe {tenant}) of "
+			   "letters, digits, '_', '-', '.'",
+			   v);
+	o->store.key_template = v;
+	o->store.layout = LIDIA_LAYOUT_TEMPLATE;
+	return 0;
+}
+
+static int set_tenant(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		      char *err, size_t err_size)
+{
+	if (!lidia_tenant_valid(v))
+		return bad(d, err, err_size,
+			   "invalid tenant '%s' (letters, digits, '_', '-', '.', not first)", v);
+	o->store.tenant = v;
+	return 0;
+}
+
+static int set_fallback_key(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+			    char *err, size_t err_size)
+{
+	static const char *const names[] = {
+		[FALLBACK_NONE] = "none",
+		[FALLBACK_GO] = "go",
+		[FALLBACK_SHA256] = "sha256",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i])) {
+			o->fallback = (enum fallback_key)i;
+			return 0;
+		}
+	return bad(d, err, err_size, "unknown scheme '%s' (none, go, sha256)", v);
+}
+
+static int set_shard(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		     char *err, size_t err_size)
+{
+	unsigned k, n;
+	char c;
+
+	if (sscanf(v, "%u/%u%c", &k, &n, &c) != 2 || n == 0 || k == 0 || k > n)
+		return bad(d, err, err_size, "'%s' is not K/N with 1 <= K <= N", v);
+	o->shard_k = k;
+	o->shard_n = n;
+	return 0;
+}
+
+static int set_symbols_only(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+			    char *err, size_t err_size)
+{
+	o->extract.no_inlines = o->extract.no_lines = o->extract.no_files = on;
+	return 0;
+}
+
+static int set_quiet(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		     char *err, size_t err_size)
+{
+	verbosity = on ? 0 : 1;
+	return 0;
+}
+
+static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		       char *err, size_t err_size)
+{
+	verbosity = on ? 2 : 1;
+	return 0;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define OFF(field) offsetof(struct batch_opts, field)
+
+/* A flag that sets a bool field of struct batch_opts. */
+#define ROW_BOOL(s, l, field, sec, h)                                                        \
+	{ .name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h,           \
+	  .set = set_bool, .off = OFF(field) }
+/* A string kept as given (it lives as long as argv or the config). */
+#define ROW_STRING(s, l, a, field, sec, h)                                                   \
+	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
+	  .set = set_string, .off = OFF(field) }
+/* Repeatable: up to n strings in the array field, counted by count. */
+#define ROW_LIST(l, a, field, count, n, noun, sec, h)                                        \
+	{ .name = l, .kind = OPT_LIST, .arg = a, .section = sec, .help = h, .set = set_list,  \
+	  .off = OFF(field), .off_count = OFF(count), .max = n, .what = noun }
+/* A uint64_t size with a K, M, G or T suffix. */
+#define ROW_SIZE(l, a, field, like, sec, h)                                                  \
+	{ .name = l, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, .set = set_size, \
+	  .off = OFF(field), .what = like }
+/* An unsigned from lo to hi. */
+#define ROW_UINT(s, l, a, field, lo, hi, sec, h)                                             \
+	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
+	  .set = set_uint, .off = OFF(field), .min = lo, .max = hi }
+/* A flag, or an option with an argument, that its own function sets. */
+#define ROW_FLAG_FN(s, l, fn, sec, h)                                                        \
+	{ .name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h, .set = fn }
+#define ROW_VALUE_FN(s, l, a, fn, sec, h)                                                    \
+	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
+	  .set = fn }
+
+#define OUTPUT OPT_SEC_OUTPUT
+#define INPUTS OPT_SEC_INPUTS
+#define CONTENT OPT_SEC_CONTENT
+#define RUNNING OPT_SEC_RUNNING
+
+/* In the order of --help. */
 const struct opt_def convert_opts[] = {
-	{ "output", 'o', OPT_STRING, "DIR" },
-	{ "recursive", 'r', OPT_FLAG, NULL },
-	{ "follow-symlinks", 0, OPT_FLAG, NULL },
-	{ "include", 0, OPT_LIST, "GLOB" },
-	{ "exclude", 0, OPT_LIST, "GLOB" },
-	{ "layout", 0, OPT_STRING, "NAME" },
-	{ "layout-template", 0, OPT_STRING, "TEMPLATE" },
-	{ "tenant", 0, OPT_STRING, "NAME" },
-	{ "jobs", 'j', OPT_STRING, "N" },
-	{ "force", 0, OPT_FLAG, NULL },
-	{ "manifest", 0, OPT_STRING, "FILE" },
-	{ "fallback-key", 0, OPT_STRING, "SCHEME" },
-	{ "shard", 0, OPT_STRING, "K/N" },
-	{ "symbols-only", 0, OPT_FLAG, NULL },
-	{ "no-inlines", 0, OPT_FLAG, NULL },
-	{ "no-lines", 0, OPT_FLAG, NULL },
-	{ "no-files", 0, OPT_FLAG, NULL },
-	{ "no-go", 0, OPT_FLAG, NULL },
-	{ "no-dwarf", 0, OPT_FLAG, NULL },
-	{ "no-demangle", 0, OPT_FLAG, NULL },
-	{ "no-symtab", 0, OPT_FLAG, NULL },
-	{ "no-dynsym", 0, OPT_FLAG, NULL },
-	{ "debug-dir", 0, OPT_LIST, "DIR" },
-	{ "no-debug-search", 0, OPT_FLAG, NULL },
-	{ "max-member-size", 0, OPT_STRING, "SIZE" },
-	{ "max-expansion", 0, OPT_STRING, "SIZE" },
-	{ "max-depth", 0, OPT_STRING, "N" },
-	{ "state", 0, OPT_STRING, "FILE" },
-	{ "no-state", 0, OPT_FLAG, NULL },
-	{ "quiet", 'q', OPT_FLAG, NULL },
-	{ "verbose", 'v', OPT_FLAG, NULL },
+	ROW_STRING('o', "output", "DIR", out_dir, OUTPUT,
+		   "write under DIR ('-': the one file to stdout)"),
+	ROW_VALUE_FN(0, "layout", "NAME", set_layout, OUTPUT,
+		     "pyroscope (default): DIR/symbolizer/TENANT/BUILD-ID\n"
+		     "debuginfod: DIR/buildid/BUILD-ID/lidia\n"
+		     "flat: DIR/BUILD-ID.lidia"),
+	ROW_VALUE_FN(0, "layout-template", "T", set_layout_template, OUTPUT,
+		     "DIR/T, T with {build_id} and {tenant}"),
+	ROW_VALUE_FN(0, "tenant", "NAME", set_tenant, OUTPUT,
+		     "tenant of the pyroscope layout (default anonymous)"),
+	ROW_STRING(0, "manifest", "FILE", manifest, OUTPUT,
+		   "JSON Lines: one line per build ID (inputs, counts, sha256);\n"
+		   "outside DIR"),
+	ROW_BOOL(0, "force", force, OUTPUT,
+		 "rewrite every output (default: keep an output that\n"
+		 "has as much as the inputs give)"),
+	ROW_STRING(0, "state", "FILE", state, OUTPUT,
+		   "remember the inputs in FILE, so that a re-run reads\n"
+		   "only those that changed (keep it outside DIR)"),
+	ROW_BOOL(0, "no-state", no_state, OUTPUT, "do not (undoes a config file's state)"),
+	ROW_VALUE_FN(0, "fallback-key", "SCHEME", set_fallback_key, OUTPUT,
+		     "key for ELF files without a GNU build ID: none\n"
+		     "(default: skip them), go (hex of the Go build ID),\n"
+		     "sha256 (the first 40 hex digits of the file's SHA-256)"),
+
+	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
+	ROW_BOOL(0, "follow-symlinks", follow_symlinks, INPUTS,
+		 "follow symbolic links found under directories"),
+	ROW_LIST("include", "GLOB", include, ninclude, 64, "patterns", INPUTS,
+		 "only paths (and archive members) matching GLOB"),
+	ROW_LIST("exclude", "GLOB", exclude, nexclude, 64, "patterns", INPUTS,
+		 "not paths (and archive members) matching GLOB"),
+	ROW_SIZE("max-member-size", "SZ", limits.max_member, "512M or 4G", INPUTS,
+		 "largest archive member read (default 4G)"),
+	ROW_SIZE("max-expansion", "SZ", limits.max_total, "16G", INPUTS,
+		 "most bytes read from one archive (default 64G)"),
+	ROW_UINT(0, "max-depth", "N", limits.max_depth, 0, 16, INPUTS,
+		 "archives inside archives (default 4)"),
+
+	ROW_FLAG_FN(0, "symbols-only", set_symbols_only, CONTENT,
+		    "names and extents only: no inline frames, lines or\n"
+		    "files (what Pyroscope's own writer gives)"),
+	ROW_BOOL(0, "no-inlines", extract.no_inlines, CONTENT, "leave inline frames out"),
+	ROW_BOOL(0, "no-lines", extract.no_lines, CONTENT, "leave line tables out"),
+	ROW_BOOL(0, "no-files", extract.no_files, CONTENT, "leave file names out"),
+	ROW_BOOL(0, "no-go", extract.no_go, CONTENT, "do not read Go's pclntab"),
+	ROW_BOOL(0, "no-dwarf", extract.no_dwarf, CONTENT, "do not read DWARF (symbols and Go only)"),
+	ROW_BOOL(0, "no-demangle", extract.no_demangle, CONTENT,
+		 "keep C++, Rust and D names mangled"),
+	ROW_BOOL(0, "no-symtab", extract.no_symtab, CONTENT, "leave .symtab symbols out"),
+	ROW_BOOL(0, "no-dynsym", extract.no_dynsym, CONTENT, "leave .dynsym symbols out"),
+	/* One slot of debug_dirs is left for options_check's NULL. */
+	ROW_LIST("debug-dir", "DIR", debug_dirs, ndebug_dirs, 64, "directories", CONTENT,
+		 "where to look for separate debug files (by build ID,\n"
+		 ".gnu_debuglink) and dwz files (repeatable; default\n"
+		 "/usr/lib/debug)"),
+	ROW_BOOL(0, "no-debug-search", extract.no_debug_search, CONTENT,
+		 "use only the files given"),
+
+	ROW_UINT('j', "jobs", "N", jobs, 1, 256, RUNNING,
+		 "convert N inputs at a time (default: the cores)"),
+	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
+		     "convert only the build IDs of shard K of N"),
+	/* The command line's own: read before the others (cmd_convert.c), not a YAML key. */
+	ROW_VALUE_FN(0, "config", "FILE", NULL, RUNNING,
+		     "read options from a YAML file (the command line wins)"),
+	ROW_FLAG_FN('q', "quiet", set_quiet, RUNNING, "print errors only"),
+	ROW_FLAG_FN('v', "verbose", set_verbose, RUNNING, "say more"),
+	ROW_FLAG_FN('h', "help", NULL, RUNNING, "show this help"),
 };
 const size_t nconvert_opts = sizeof(convert_opts) / sizeof(convert_opts[0]);
+
+_Static_assert(sizeof(convert_opts) / sizeof(convert_opts[0]) <= OPTS_MAX,
+	       "more options than OPTS_MAX");
+
+#undef OUTPUT
+#undef INPUTS
+#undef CONTENT
+#undef RUNNING
+
+static const char *const section_titles[] = {
+	[OPT_SEC_OUTPUT] = "Output",
+	[OPT_SEC_INPUTS] = "Inputs",
+	[OPT_SEC_CONTENT] = "What goes in",
+	[OPT_SEC_RUNNING] = "Running",
+};
+
+/* The column the help text of every row starts at. */
+#define HELP_COLUMN 28
+
+void options_help(FILE *f)
+{
+	int section = -1;
+
+	for (size_t i = 0; i < nconvert_opts; i++) {
+		const struct opt_def *d = &convert_opts[i];
+		const char *line = d->help, *nl;
+		char left[64];
+
+		if ((int)d->section != section) {
+			section = (int)d->section;
+			fprintf(f, "\n%s:\n", section_titles[section]);
+		}
+		snprintf(left, sizeof(left), "  %c%c%c --%s%s%s", d->short_name ? '-' : ' ',
+			 d->short_name ? d->short_name : ' ', d->short_name ? ',' : ' ', d->name,
+			 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "%-*s ", HELP_COLUMN - 1, left);
+		while ((nl = strchr(line, '\n'))) {
+			fprintf(f, "%.*s\n%*s", (int)(nl - line), line, HELP_COLUMN, "");
+			line = nl + 1;
+		}
+		fprintf(f, "%s\n", line);
+	}
+}
+
+const struct opt_def *option_find(const char *name)
+{
+	for (size_t i = 0; i < nconvert_opts; i++)
+		if (!strcmp(convert_opts[i].name, name))
+			return &convert_opts[i];
+	return NULL;
+}
 
 void options_defaults(struct batch_opts *o)
 {
@@ -64,184 +370,32 @@ static int parse_bool(const char *v, bool *out)
 	return 0;
 }
 
-/* A size with an optional K, M, G or T suffix (powers of 1024). */
-static int parse_size(const char *v, uint64_t *out)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v || v[0] == '-')
-		return -1;
-	switch (*end) {
-	case 'T': case 't': n <<= 10; /* fall through */
-	case 'G': case 'g': n <<= 10; /* fall through */
-	case 'M': case 'm': n <<= 10; /* fall through */
-	case 'K': case 'k': n <<= 10; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || n == 0)
-		return -1;
-	*out = n;
-	return 0;
-}
-
-static int parse_uint(const char *v, unsigned min, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || end == v || *end || v[0] == '-' || n < min || n > max)
-		return -1;
-	*out = (unsigned)n;
-	return 0;
-}
-
-static int add_to(const char **list, size_t *n, size_t max, const char *v)
-{
-	if (*n >= max)
-		return -1;
-	list[(*n)++] = v;
-	return 0;
-}
-
-#define BAD(...) (snprintf(err, err_size, __VA_ARGS__), -1)
-
-int option_apply(struct batch_opts *o, const char *name, const char *value, bool from_cli,
+int option_apply(struct batch_opts *o, const struct opt_def *d, const char *value,
 		 struct opt_seen *seen, char *err, size_t err_size)
 {
-	const struct opt_def *def = NULL;
-	size_t idx = 0;
+	size_t idx = (size_t)(d - convert_opts);
 	bool on = true;
 
-	for (; idx < nconvert_opts; idx++)
-		if (!strcmp(convert_opts[idx].name, name)) {
-			def = &convert_opts[idx];
-			break;
-		}
-	if (!def)
-		return BAD("unknown option '%s'", name);
-	if (def->kind == OPT_FLAG && parse_bool(value, &on))
-		return BAD("%s: '%s' is not true or false", name, value);
-	if (def->kind == OPT_LIST && from_cli && seen && idx < 64 && !seen->list[idx]) {
+	if (!d->set) { /* --config, --help: the command line's own */
+		snprintf(err, err_size, "unknown option '%s'", d->name);
+		return -1;
+	}
+	if (d->kind == OPT_FLAG && parse_bool(value, &on))
+		return bad(d, err, err_size, "'%s' is not true or false", value);
+	if (d->kind == OPT_LIST && seen && !seen->list[idx]) {
 		/* The command line's list replaces the config file's. */
 		seen->list[idx] = true;
-		if (!strcmp(name, "include"))
-			o->ninclude = 0;
-		else if (!strcmp(name, "exclude"))
-			o->nexclude = 0;
-		else if (!strcmp(name, "debug-dir"))
-			o->ndebug_dirs = 0;
+		*COUNT(o, d) = 0;
 	}
-
-	if (!strcmp(name, "output")) {
-		o->out_dir = value;
-	} else if (!strcmp(name, "recursive")) {
-		o->recursive = on;
-	} else if (!strcmp(name, "follow-symlinks")) {
-		o->follow_symlinks = on;
-	} else if (!strcmp(name, "include")) {
-		if (add_to(o->include, &o->ninclude, 64, value))
-			return BAD("include: more than 64 patterns");
-	} else if (!strcmp(name, "exclude")) {
-		if (add_to(o->exclude, &o->nexclude, 64, value))
-			return BAD("exclude: more than 64 patterns");
-	} else if (!strcmp(name, "layout")) {
-		if (!strcmp(value, "template"))
-			o->store.layout = LIDIA_LAYOUT_TEMPLATE;
-		else if (lidia_layout_parse(value, &o->store.layout))
-			return BAD("layout: unknown layout '%s' (pyroscope, debuginfod, flat, template)",
-				   value);
-	} else if (!strcmp(name, "layout-template")) {
-		if (!lidia_template_valid(value))
-			return BAD("layout-template: '%s' is not a relative path with {build_id} "
-				   "(and maybe {tenant}) of letters, digits, '_', '-', '.'",
-				   value);
-		o->store.key_template = value;
-		o->store.layout = LIDIA_LAYOUT_TEMPLATE;
-	} else if (!strcmp(name, "tenant")) {
-		if (!lidia_tenant_valid(value))
-			return BAD("tenant: invalid tenant '%s' (letters, digits, '_', '-', '.', not first)",
-				   value);
-		o->store.tenant = value;
-	} else if (!strcmp(name, "jobs")) {
-		if (parse_uint(value, 1, 256, &o->jobs))
-			return BAD("jobs: '%s' is not a number from 1 to 256", value);
-	} else if (!strcmp(name, "force")) {
-		o->force = on;
-	} else if (!strcmp(name, "manifest")) {
-		o->manifest = value;
-	} else if (!strcmp(name, "fallback-key")) {
-		if (!strcmp(value, "none"))
-			o->fallback = FALLBACK_NONE;
-		else if (!strcmp(value, "go"))
-			o->fallback = FALLBACK_GO;
-		else if (!strcmp(value, "sha256"))
-			o->fallback = FALLBACK_SHA256;
-		else
-			return BAD("fallback-key: unknown scheme '%s' (none, go, sha256)", value);
-	} else if (!strcmp(name, "shard")) {
-		unsigned k, n;
-		char c;
-
-		if (sscanf(value, "%u/%u%c", &k, &n, &c) != 2 || n == 0 || k == 0 || k > n)
-			return BAD("shard: '%s' is not K/N with 1 <= K <= N", value);
-		o->shard_k = k;
-		o->shard_n = n;
-	} else if (!strcmp(name, "symbols-only")) {
-		o->extract.no_inlines = o->extract.no_lines = o->extract.no_files = on;
-	} else if (!strcmp(name, "no-inlines")) {
-		o->extract.no_inlines = on;
-	} else if (!strcmp(name, "no-lines")) {
-		o->extract.no_lines = on;
-	} else if (!strcmp(name, "no-files")) {
-		o->extract.no_files = on;
-	} else if (!strcmp(name, "no-go")) {
-		o->extract.no_go = on;
-	} else if (!strcmp(name, "no-dwarf")) {
-		o->extract.no_dwarf = on;
-	} else if (!strcmp(name, "no-demangle")) {
-		o->extract.no_demangle = on;
-	} else if (!strcmp(name, "no-symtab")) {
-		o->extract.no_symtab = on;
-	} else if (!strcmp(name, "no-dynsym")) {
-		o->extract.no_dynsym = on;
-	} else if (!strcmp(name, "debug-dir")) {
-		if (add_to(o->debug_dirs, &o->ndebug_dirs, 64, value))
-			return BAD("debug-dir: more than 64 directories");
-	} else if (!strcmp(name, "no-debug-search")) {
-		o->extract.no_debug_search = on;
-	} else if (!strcmp(name, "max-member-size")) {
-		if (parse_size(value, &o->limits.max_member))
-			return BAD("max-member-size: '%s' is not a size (like 512M or 4G)", value);
-	} else if (!strcmp(name, "max-expansion")) {
-		if (parse_size(value, &o->limits.max_total))
-			return BAD("max-expansion: '%s' is not a size (like 16G)", value);
-	} else if (!strcmp(name, "max-depth")) {
-		if (parse_uint(value, 0, 16, &o->limits.max_depth))
-			return BAD("max-depth: '%s' is not a number from 0 to 16", value);
-	} else if (!strcmp(name, "state")) {
-		o->state = value;
-	} else if (!strcmp(name, "no-state")) {
-		o->no_state = on;
-	} else if (!strcmp(name, "quiet")) {
-		verbosity = on ? 0 : 1;
-	} else if (!strcmp(name, "verbose")) {
-		verbosity = on ? 2 : 1;
-	}
-	return 0;
+	return d->set(o, d, d->kind == OPT_FLAG ? NULL : value, on, err, err_size);
 }
 
 int options_check(struct batch_opts *o, char *err, size_t err_size)
 {
-	if (o->store.layout == LIDIA_LAYOUT_TEMPLATE && !o->store.key_template)
-		return BAD("--layout template needs --layout-template");
+	if (o->store.layout == LIDIA_LAYOUT_TEMPLATE && !o->store.key_template) {
+		snprintf(err, err_size, "--layout template needs --layout-template");
+		return -1;
+	}
 	o->debug_dirs[o->ndebug_dirs] = NULL;
 	o->extract.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL;
 	return 0;

@@ -5,14 +5,12 @@
  * tabs, paths with tab, newline, backslash and percent escaped as %xx.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "state.h"
+#include "tempfile.h"
 
 #define STATE_MAGIC "lidiagen-state 1"
 
@@ -303,18 +301,27 @@ static void write_part(FILE *f, const struct state_part *p)
 	fputc('\n', f);
 }
 
-static void write_state(FILE *f, const struct state *s, const struct state_output **outs,
-			const size_t *order)
+/* What write_state prints: the outputs in key order, the parts by input. */
+struct saving {
+	const struct state *s;
+	const struct state_output **outs;
+	const size_t *order;
+};
+
+static void write_state(FILE *f, void *ctx)
 {
+	const struct saving *sv = ctx;
+	const struct state *s = sv->s;
+
 	fprintf(f, "%s\n", STATE_MAGIC);
 	/* In key order, whatever order the conversions finished in. */
 	for (size_t i = 0; i < s->noutputs; i++)
-		fprintf(f, "O\t%s\t%d\n", outs[i]->key, outs[i]->level);
+		fprintf(f, "O\t%s\t%d\n", sv->outs[i]->key, sv->outs[i]->level);
 	for (size_t i = 0, k = 0; i < s->ninputs; i++) {
 		const struct state_input *in = &s->inputs[i];
 		size_t end = k;
 
-		while (end < s->nparts && s->parts[order[end]].input == i)
+		while (end < s->nparts && s->parts[sv->order[end]].input == i)
 			end++;
 		if (in->kind != INPUT_UNKNOWN) { /* else not read to the end: nothing to remember */
 			fprintf(f, "I\t%llu\t%lld\t%d\t", (unsigned long long)in->size,
@@ -322,7 +329,7 @@ static void write_state(FILE *f, const struct state *s, const struct state_outpu
 			put_escaped(f, in->path);
 			fputc('\n', f);
 			for (; k < end; k++)
-				write_part(f, &s->parts[order[k]]);
+				write_part(f, &s->parts[sv->order[k]]);
 		}
 		k = end;
 	}
@@ -332,36 +339,15 @@ int state_save(struct state *s, const char *path)
 {
 	const struct state_output **outs = malloc((s->noutputs + 1) * sizeof(*outs));
 	size_t *order = parts_by_input(s);
-	char tmp[PATH_MAX];
-	FILE *f = NULL;
-	int fd = -1, err = -ENOMEM;
+	struct saving sv = { s, outs, order };
+	int err = -ENOMEM;
 
-	if (!outs || !order)
-		goto out;
-	for (size_t i = 0; i < s->noutputs; i++)
-		outs[i] = &s->outputs[i];
-	qsort(outs, s->noutputs, sizeof(*outs), cmp_output);
-	err = -ENAMETOOLONG;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		goto out;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	err = -errno;
-	if (fd < 0)
-		goto out;
-	if (!(f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(tmp);
-		err = -ENOMEM;
-		goto out;
+	if (outs && order) {
+		for (size_t i = 0; i < s->noutputs; i++)
+			outs[i] = &s->outputs[i];
+		qsort(outs, s->noutputs, sizeof(*outs), cmp_output);
+		err = write_file(path, write_state, &sv);
 	}
-	write_state(f, s, outs, order);
-	errno = 0;
-	err = 0;
-	if ((ferror(f) | fclose(f)) || rename(tmp, path)) {
-		err = errno ? -errno : -EIO;
-		unlink(tmp);
-	}
-out:
 	free(outs);
 	free(order);
 	return err;

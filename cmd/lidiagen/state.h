@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the batch knows of its inputs: every top-level file, and every ELF
- * part found in it, with its key and what it holds. Saved in the output tree
- * (.lidiagen-state) so that a re-run reads only the inputs that changed.
+ * part found in it, with its key and what it holds. Saved in the file of
+ * --state, outside the output tree, so that a re-run reads only the inputs
+ * that changed.
  */
 #ifndef LIDIAGEN_STATE_H
 #define LIDIAGEN_STATE_H
@@ -34,7 +35,7 @@ struct state_part {
 	uint64_t size;
 };
 
-/* What converting a key's parts gave last time: its level (see batch.c). */
+/* What converting a key's parts gave last time: its level (enum level, batch_internal.h). */
 struct state_output {
 	char key[LIDIA_KEY_MAX];
 	int level;
@@ -69,7 +70,7 @@ void state_release(struct state *s);
  */
 void state_load(struct state *s, const char *path, bool ignore);
 
-/* Write the state to path atomically (temporary file, rename). */
+/* Write the state to path atomically (tempfile.h); 0 or -errno. */
 int state_save(struct state *s, const char *path);
 
 /*

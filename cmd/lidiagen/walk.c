@@ -93,6 +93,8 @@ static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		if (w->o->skip_temps && de->d_name[0] == '.' && strstr(de->d_name, ".tmp."))
+			continue;
 		if (n == cap) {
 			void *p;
 

@@ -8,6 +8,7 @@
 
 struct walk_opts {
 	bool recursive, follow_symlinks;
+	bool skip_temps; /* under directories, pass over ".*.tmp.*": unfinished writes */
 	const char *const *include, *const *exclude;
 	size_t ninclude, nexclude;
 };

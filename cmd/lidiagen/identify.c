@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Phase 1 of the batch (batch_internal.h): identify. Every file the walk
+ * finds is read once, on the pool: an ELF file becomes a part, an archive
+ * is streamed and each ELF member becomes a part, with its key and what it
+ * holds; its bytes are let go. An input the state knows unchanged is not
+ * read again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch_internal.h"
+#include "guard.h"
+#include "sha256.h"
+#include "usage.h"
+
+/* A part's key: its GNU build ID, or what --fallback-key makes of it. */
+static bool part_key(struct batch *b, struct lidia_elf *e, const struct lidia_elf_info *info,
+		     const void *data, size_t size, char *key, size_t key_size)
+{
+	if (!lidia_elf_build_id(e, key, key_size))
+		return true;
+	if (b->o->fallback == FALLBACK_GO && info->go_build_id[0]) {
+		size_t n = strlen(info->go_build_id);
+
+		if (2 * n + 1 > key_size)
+			n = (key_size - 1) / 2;
+		for (size_t i = 0; i < n; i++)
+			snprintf(key + 2 * i, 3, "%02x", (unsigned char)info->go_build_id[i]);
+		return true;
+	}
+	if (b->o->fallback == FALLBACK_SHA256 && data) {
+		char sha[65];
+
+		sha256_hex(data, size, sha);
+		snprintf(key, key_size, "%.40s", sha);
+		return true;
+	}
+	return false;
+}
+
+/* What identifying one ELF image gives (read_part). */
+struct part_read {
+	struct batch *b;
+	const char *path;
+	void *data; /* the member's bytes; NULL: map the file at path */
+	size_t size;
+	int err;
+	struct lidia_elf_info info;
+	char key[LIDIA_KEY_MAX];
+	bool has_key;
+};
+
+/* The file's bytes, for --fallback-key sha256 (the image maps them already). */
+static bool file_sha_key(struct part_read *pr, struct lidia_elf *e)
+{
+	int fd = open(pr->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *buf = NULL;
+	bool has_key = false;
+
+	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
+	    read(fd, buf, (size_t)st.st_size) == st.st_size)
+		has_key = part_key(pr->b, e, &pr->info, buf, (size_t)st.st_size, pr->key,
+				   sizeof(pr->key));
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return has_key;
+}
+
+/* Open the image, and read its key and what it holds (under guard_run). */
+static void read_part(void *arg)
+{
+	struct part_read *pr = arg;
+	struct lidia_elf *e = NULL;
+
+	pr->err = pr->data ? lidia_elf_open_mem(&e, pr->data, pr->size, pr->path)
+			   : lidia_elf_open(&e, pr->path);
+	if (pr->err)
+		return;
+	lidia_elf_info(e, &pr->info);
+	if (!pr->data && pr->b->o->fallback == FALLBACK_SHA256 &&
+	    lidia_elf_build_id(e, pr->key, sizeof(pr->key)))
+		pr->has_key = file_sha_key(pr, e);
+	else
+		pr->has_key =
+			part_key(pr->b, e, &pr->info, pr->data, pr->size, pr->key, sizeof(pr->key));
+	lidia_elf_close(e);
+}
+
+/* Record one ELF image found at path (a file, or a member of the input file). */
+static void add_part(struct batch *b, size_t input, const char *path, const char *member,
+		     void *data, size_t size)
+{
+	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
+
+	if (guard_run(read_part, &pr)) {
+		input_problem(b, path, "changed while being read (truncated by another process?)");
+		return;
+	}
+	if (pr.err == LIDIA_E_ELF_TYPE) {
+		/* Object files and core dumps: not what symbol files are for. */
+		if (verbosity >= 2) {
+			pthread_mutex_lock(&b->lock);
+			fprintf(stderr, "lidiagen: %s: %s, skipped\n", path,
+				lidia_strerror(pr.err));
+			pthread_mutex_unlock(&b->lock);
+		}
+		return;
+	}
+	if (pr.err) {
+		input_problem(b, path, lidia_strerror(pr.err));
+		return;
+	}
+
+	pthread_mutex_lock(&b->lock);
+	b->elves++;
+	if (!pr.has_key) {
+		b->no_key++;
+		end_progress(b);
+		warning(path, "no GNU build ID, skipped%s",
+			pr.info.go_build_id[0] ? " (a Go binary: see --fallback-key)" : "");
+	} else if (!lidia_build_id_valid(pr.key)) {
+		b->no_key++;
+		end_progress(b);
+		warning(path, "build ID '%.32s' is too short to be a key (under %d bytes), skipped",
+			pr.key, LIDIA_BUILD_ID_MIN);
+	} else {
+		state_add_part(&b->state, input, path, member, pr.key, &pr.info, size);
+	}
+	progress(b, false);
+	pthread_mutex_unlock(&b->lock);
+}
+
+struct member_ctx {
+	struct batch *b;
+	size_t input;
+};
+
+static int identify_member(void *ctx, const char *path, const char *member, unsigned char *data,
+			   size_t size)
+{
+	struct member_ctx *m = ctx;
+
+	add_part(m->b, m->input, path, member, data, size);
+	free(data);
+	return 0;
+}
+
+/* A problem inside an archive, reported from the member walk's context. */
+static void member_problem(void *ctx, const char *path, const char *msg)
+{
+	input_problem(((struct member_ctx *)ctx)->b, path, msg);
+}
+
+static bool want_member(void *ctx, const char *member)
+{
+	struct member_ctx *m = ctx;
+
+	return walk_wanted(&m->b->walk, member);
+}
+
+/*
+ * A task of phase 1. It holds its own copy of what it reads of its input:
+ * the walker keeps adding inputs while workers run, and adding may move the
+ * inputs array, so workers never touch it but through state_* under the lock.
+ */
+struct identify_task {
+	struct batch *b;
+	size_t input;
+	bool explicit;
+	uint64_t size;
+	char path[];
+};
+
+static enum input_kind identify_fd(struct identify_task *t, int fd)
+{
+	struct batch *b = t->b;
+	unsigned char head[512];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	if (n >= 4 && !memcmp(head,
+			      "\x7f"
+			      "ELF",
+			      4)) {
+		add_part(b, t->input, t->path, NULL, NULL, (size_t)t->size);
+		return INPUT_ELF;
+	}
+	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
+		struct member_ctx m = { b, t->input };
+		struct lidia_archive_cb cb = { .elf = identify_member,
+					       .want = want_member,
+					       .problem = member_problem,
+					       .ctx = &m };
+		unsigned problems = 0;
+		int err = lidia_archive_walk_fd(fd, t->path, &b->o->limits, &cb, &problems);
+
+		if (err == LIDIA_E_NOT_ELF) {
+			/* Compressed, but neither an archive nor ELF inside: as below. */
+			if (t->explicit)
+				input_problem(b, t->path, "not an ELF file or an archive");
+			return INPUT_OTHER;
+		}
+		if (err && !problems)
+			input_problem(b, t->path, "not an archive lidiagen can read");
+		return INPUT_ARCHIVE;
+	}
+	/* Found by --recursive, any file that is neither is passed over quietly. */
+	if (t->explicit)
+		input_problem(b, t->path, "not an ELF file or an archive");
+	return INPUT_OTHER;
+}
+
+static void identify_input(void *arg)
+{
+	struct identify_task *t = arg;
+	struct batch *b = t->b;
+	enum input_kind kind = INPUT_UNKNOWN;
+	int fd;
+
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		input_problem(b, t->path, strerror(errno));
+	} else {
+		kind = identify_fd(t, fd);
+		close(fd);
+	}
+	pthread_mutex_lock(&b->lock);
+	b->state.inputs[t->input].kind = kind;
+	b->files++;
+	b->bytes += t->size;
+	progress(b, false);
+	pthread_mutex_unlock(&b->lock);
+	free(t);
+}
+
+static void found_file(void *ctx, const char *path, bool explicit)
+{
+	struct batch *b = ctx;
+	struct identify_task *t;
+	struct stat st;
+	ssize_t idx;
+	bool known;
+
+	if (stat(path, &st))
+		return;
+	pthread_mutex_lock(&b->lock);
+	idx = state_add_input(&b->state, path, (uint64_t)st.st_size,
+			      (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	known = idx >= 0 && b->state.inputs[idx].from_state;
+	if (known) {
+		/* Unchanged since the last run: its parts are known already. */
+		b->files++;
+		progress(b, false);
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (idx == STATE_DUPLICATE || known)
+		return; /* named twice or reached twice; or read last run */
+	if (idx < 0) {
+		input_problem(b, path, "out of memory");
+		return;
+	}
+	t = malloc(sizeof(*t) + strlen(path) + 1);
+	if (!t) {
+		input_problem(b, path, "out of memory");
+		return;
+	}
+	*t = (struct identify_task){ b, (size_t)idx, explicit, (uint64_t)st.st_size };
+	strcpy(t->path, path);
+	pool_add(&b->pool, identify_input, t);
+}
+
+static void walk_problem(void *ctx, const char *path, const char *msg)
+{
+	input_problem(ctx, path, msg);
+}
+
+void identify_inputs(struct batch *b, char **paths, size_t npaths)
+{
+	walk_paths(&b->walk, paths, npaths, found_file, walk_problem, b);
+	pool_wait(&b->pool);
+	/* Every ELF image: those read now, and those the state knew. */
+	b->elves = b->state.nparts + b->no_key;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Phase 2's order (batch_internal.h): which group is converted when. Groups
+ * read from plain files (or already settled) go to the pool first; then each
+ * archive one of the others reads is streamed once more, its members handed
+ * to the groups that read them, and each group whose every part is then
+ * loaded goes to the pool. convert.c does the converting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch_internal.h"
+
+struct convert_task {
+	struct batch *b;
+	struct group *g;
+};
+
+static void run_convert(void *arg)
+{
+	struct convert_task t = *(struct convert_task *)arg;
+
+	free(arg);
+	convert_group(t.b, t.g);
+}
+
+static void dispatch(struct batch *b, struct group *g)
+{
+	struct convert_task *t = malloc(sizeof(*t));
+
+	g->status = ST_PENDING;
+	g->dispatched = true;
+	if (!t) {
+		g->status = ST_FAILED;
+		g->done = true;
+		return;
+	}
+	*t = (struct convert_task){ b, g };
+	pool_add(&b->pool, run_convert, t);
+}
+
+/* Which archive member slot of which group a loaded member fills. */
+struct capture_ctx {
+	struct batch *b;
+	size_t input;
+};
+
+static int capture_member(void *ctx, const char *path, const char *member, unsigned char *data,
+			  size_t size)
+{
+	struct capture_ctx *c = ctx;
+	struct batch *b = c->b;
+
+	(void)member;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+		ssize_t idx[2] = { g->main, g->bin };
+
+		if (g->dispatched || g->done)
+			continue;
+		for (int s = 0; s < 2; s++) {
+			const struct state_part *p = idx[s] >= 0 ? &b->state.parts[idx[s]] : NULL;
+
+			if (p && p->member && p->input == c->input && !g->data[s] &&
+			    !strcmp(p->path, path)) {
+				g->data[s] = data;
+				g->size[s] = size;
+				pthread_mutex_unlock(&b->lock);
+				return 0;
+			}
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	free(data);
+	return 0;
+}
+
+static bool capture_want(void *ctx, const char *member)
+{
+	return walk_wanted(&((struct capture_ctx *)ctx)->b->walk, member);
+}
+
+static bool group_uses_input(const struct batch *b, const struct group *g, size_t input)
+{
+	ssize_t idx[2] = { g->main, g->bin };
+
+	for (int s = 0; s < 2; s++)
+		if (idx[s] >= 0 && b->state.parts[idx[s]].member &&
+		    b->state.parts[idx[s]].input == input)
+			return true;
+	return false;
+}
+
+/* True when every archive member the group reads is loaded. */
+static bool group_ready(const struct batch *b, const struct group *g)
+{
+	ssize_t idx[2] = { g->main, g->bin };
+
+	for (int s = 0; s < 2; s++)
+		if (idx[s] >= 0 && b->state.parts[idx[s]].member && !g->data[s])
+			return false;
+	return true;
+}
+
+/* Whether a group must be converted at all (or its output is known to be enough). */
+static bool needs_work(struct batch *b, struct group *g)
+{
+	char path[PATH_MAX];
+	struct existing ex;
+
+	if (g->done)
+		return false;
+	if (b->o->force || !strcmp(b->o->out_dir, "-") ||
+	    lidia_store_key(g->out_key, sizeof(g->out_key), g->key, &b->o->store))
+		return true;
+	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
+	/* Kept outputs are settled in convert_group; this only spares the archive reads. */
+	existing_read(path, false, &ex);
+	return !keep_enough(ex.level, g->predicted);
+}
+
+/*
+ * One archive, streamed once: its members go to the groups that read them,
+ * and each group whose every part is now here is converted. Archives stream
+ * side by side (one per job), so memory holds a few archives' members, not
+ * the tree's.
+ */
+struct archive_task {
+	struct batch *b;
+	size_t input;
+};
+
+static void stream_archive(void *arg)
+{
+	struct archive_task *t = arg;
+	struct batch *b = t->b;
+	struct state *s = &b->state;
+	struct capture_ctx c = { b, t->input };
+	/* Problems were said when the archive was first read: not again. */
+	struct lidia_archive_cb cb = { .elf = capture_member, .want = capture_want, .ctx = &c };
+	struct group **ready;
+	size_t nready = 0;
+	int fd;
+
+	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &b->o->limits, &cb, NULL);
+		close(fd);
+	}
+	ready = malloc(b->ngroups * sizeof(*ready) + 1);
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; ready && i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+
+		if (!g->dispatched && !g->done && group_uses_input(b, g, t->input) &&
+		    group_ready(b, g)) {
+			g->dispatched = true;
+			ready[nready++] = g;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	for (size_t i = 0; i < nready; i++)
+		dispatch(b, ready[i]);
+	free(ready);
+	free(t);
+}
+
+int convert_all(struct batch *b)
+{
+	struct state *s = &b->state;
+	bool *needed = calloc(s->ninputs + 1, sizeof(*needed));
+
+	if (!needed)
+		return -ENOMEM;
+	/* Groups read from plain files (or already settled) go first. */
+	for (size_t i = 0; i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+
+		if (g->done)
+			continue;
+		if (group_ready(b, g) || !needs_work(b, g)) {
+			dispatch(b, g);
+			continue;
+		}
+		for (size_t k = 0; k < s->ninputs; k++)
+			if (group_uses_input(b, g, k))
+				needed[k] = true;
+	}
+	/* Then the archives, side by side with those conversions. */
+	for (size_t k = 0; k < s->ninputs; k++) {
+		struct archive_task *t;
+
+		if (!needed[k] || !(t = malloc(sizeof(*t))))
+			continue;
+		*t = (struct archive_task){ b, k };
+		pool_add(&b->pool, stream_archive, t);
+	}
+	pool_wait(&b->pool);
+	/* A member not found again (the archive changed since): the group says so. */
+	for (size_t i = 0; i < b->ngroups; i++)
+		if (!b->groups[i].dispatched && !b->groups[i].done)
+			dispatch(b, &b->groups[i]);
+	pool_wait(&b->pool);
+	free(needed);
+	return 0;
+}

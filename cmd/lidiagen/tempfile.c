@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Files written through stdio, and temporary files removed on signals (tempfile.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lidia.h"
+#include "tempfile.h"
+
+struct print_ctx {
+	void (*print)(FILE *f, void *ctx);
+	void *ctx;
+};
+
+static int fill_stdio(int fd, void *arg)
+{
+	struct print_ctx *p = arg;
+	int dfd = dup(fd); /* the stream closes its own: fd stays the writer's */
+	FILE *f;
+
+	if (dfd < 0)
+		return -errno;
+	if (!(f = fdopen(dfd, "w"))) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	p->print(f, p->ctx);
+	errno = 0;
+	if (ferror(f) | fclose(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx)
+{
+	struct print_ctx p = { print, ctx };
+
+	return lidia_store_write_file(path, fill_stdio, &p);
+}
+
+static void on_signal(int sig)
+{
+	/* SA_RESETHAND made the action the default again: raised, it ends us once we return. */
+	lidia_store_remove_temps();
+	raise(sig);
+}
+
+void remove_temps_on_signal(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
