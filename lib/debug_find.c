@@ -179,7 +179,8 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out)
 {
 	const unsigned char *data;
-	uint64_t addr, size, memlimit = UINT64_MAX;
+	/* The decoder's own memory too: a header may ask for a 1.5 GiB dictionary. */
+	uint64_t addr, size, memlimit = MAX_MINIDEBUG;
 	size_t in_pos, out_pos, cap = 1 << 20;
 	unsigned char *buf = NULL;
 	lzma_ret r;

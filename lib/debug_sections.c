@@ -56,7 +56,7 @@ int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out)
 	const unsigned char *file = (const unsigned char *)elf_rawfile(e->elf, NULL);
 	bool is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	size_t shnum, shstrndx, shdr_size = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint64_t total, off;
+	uint64_t total, off, inflated = 0, copied = 0;
 	unsigned char *buf = NULL;
 	bool any = false;
 	int err = 0;
@@ -85,16 +85,24 @@ int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out)
 		    sh.sh_size > e->size - sh.sh_offset || (!is_debug_name(n) && i != shstrndx))
 			continue;
 		if (zstd_payload(e, &sh, file + sh.sh_offset, &size, &src, &src_len)) {
-			if (size > MAX_INFLATED || size / MAX_RATIO > src_len)
+			/*
+			 * Per section and over the file: sections may share one stream
+			 * (in a corrupt file), and each would be inflated on its own.
+			 */
+			if (size > MAX_INFLATED || size / MAX_RATIO > src_len ||
+			    (inflated += size) > MAX_INFLATED || inflated / MAX_RATIO > e->size)
 				return LIDIA_E_ELF;
 			any = true;
 		} else {
 			size = sh.sh_size;
+			copied += size;
 		}
 		total += 8 + size;
 	}
 	if (!any)
 		return 0;
+	if (copied > e->size)
+		return LIDIA_E_ELF; /* sections that overlap (corrupt): copies without end */
 	total += 8 + shnum * shdr_size;
 	buf = calloc(1, total);
 	if (!buf)

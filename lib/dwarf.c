@@ -36,6 +36,9 @@ struct path_slot {
 	const char *path;
 };
 
+/* At most this many (subprogram range, inline interval) pairs per DIE (see do_subprog). */
+#define MAX_SWEEP (1u << 26)
+
 /* A subprogram range found in the first pass. */
 struct subprog {
 	uint64_t lo, hi;
@@ -74,7 +77,7 @@ struct dw {
 	size_t nnodes, cap_nodes;
 	struct node_iv *ivs;
 	size_t nivs, cap_ivs;
-	struct node_iv **stack;
+	struct node_iv *stack; /* emit_range's open intervals, clipped to nest */
 	size_t cap_stack;
 	/* Demangled names given to the frames, kept until the builder has them. */
 	struct name_block *names;
@@ -368,14 +371,18 @@ static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t dept
 	return 0;
 }
 
-/* The inlined subroutines under die, as nodes whose parent is parent. */
+/*
+ * The inlined subroutines under die, as nodes whose parent is parent. level
+ * counts every DIE nested (lexical blocks too), so that corrupt DWARF nesting
+ * blocks without end cannot run the stack out.
+ */
 static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int32_t parent,
-			   int32_t depth)
+			   int32_t depth, int level)
 {
 	Dwarf_Die child;
 	int err = 0;
 
-	if (depth > 256 || dwarf_child(die, &child) != 0)
+	if (depth > FRAMES_MAX_DEPTH || level > 2 * FRAMES_MAX_DEPTH || dwarf_child(die, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
@@ -418,11 +425,11 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 					w->st->bad_file_index++;
 			}
 			if ((err = add_node_ivs(w, &child, idx, depth)) ||
-			    (err = collect_inlines(w, &child, files, idx, depth + 1)))
+			    (err = collect_inlines(w, &child, files, idx, depth + 1, level + 1)))
 				return err;
 		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
 			   tag == DW_TAG_catch_block) {
-			if ((err = collect_inlines(w, &child, files, parent, depth)))
+			if ((err = collect_inlines(w, &child, files, parent, depth, level + 1)))
 				return err;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -459,6 +466,12 @@ static ptrdiff_t row_at(const struct dw *w, uint64_t addr)
 /*
  * Emit [lo, hi) of the current subprogram: sweep the inline intervals (a
  * stack of those open, innermost on top) and the line rows together.
+ *
+ * Each interval on the stack is clipped to the one below it, so that the
+ * ends never grow towards the top: then popping the ended ones off the top
+ * leaves only intervals that go on past pc, and every step advances pc.
+ * Well-formed DWARF nests anyway; corrupt ranges that stop nesting lose what
+ * sticks out of their parent (as they would in any symbolizer's tree).
  */
 static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 {
@@ -480,20 +493,26 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 		const struct row *row = r >= 0 ? &w->rows[r] : NULL;
 
 		/* Leave the intervals that ended, enter those that start here. */
-		while (depth && w->stack[depth - 1]->hi <= pc)
+		while (depth && w->stack[depth - 1].hi <= pc)
 			depth--;
-		for (; k < w->nivs && w->ivs[k].lo <= pc; k++)
-			if (w->ivs[k].hi > pc)
-				w->stack[depth++] = &w->ivs[k];
+		for (; k < w->nivs && w->ivs[k].lo <= pc; k++) {
+			struct node_iv iv = w->ivs[k];
+
+			if (depth && iv.hi > w->stack[depth - 1].hi)
+				iv.hi = w->stack[depth - 1].hi;
+			if (iv.hi > pc)
+				w->stack[depth++] = iv;
+		}
 		if (k < w->nivs && w->ivs[k].lo < next)
 			next = w->ivs[k].lo;
-		for (size_t i = depth; i-- > 0;)
-			if (w->stack[i]->hi < next)
-				next = w->stack[i]->hi;
+		if (depth && w->stack[depth - 1].hi < next)
+			next = w->stack[depth - 1].hi; /* the innermost ends first */
 		if ((size_t)(r + 1) < w->nrows && w->rows[r + 1].addr < next)
 			next = w->rows[r + 1].addr;
+		if (next <= pc)
+			next = hi; /* cannot happen (see above); never loop */
 
-		err = frames_segment(&w->fr, pc, depth ? w->stack[depth - 1]->node : -1,
+		err = frames_segment(&w->fr, pc, depth ? w->stack[depth - 1].node : -1,
 				     row && w->opts->files ? row->file : NULL,
 				     row && row->file ? row->line : 0);
 		if (err)
@@ -514,8 +533,15 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	w->nnodes = w->nivs = 0;
 	name_blocks_reset(&w->names, false);
 	dwarf_name = die_name(w, &die);
-	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1)))
+	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1, 0)))
 		return err;
+	/*
+	 * Each range sweeps the intervals from the first that reaches it: a
+	 * corrupt DIE with very many of both would cost their product. Real
+	 * subprograms have a few ranges; past that bound their inline frames go.
+	 */
+	if ((uint64_t)count * w->nivs > MAX_SWEEP)
+		w->nivs = 0;
 	sort_array(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
 	for (size_t i = 0; i < count && !err; i++) {
 		struct subprog *s = &first[i];
@@ -652,22 +678,21 @@ static int cmp_lo(const void *pa, const void *pb)
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Keep the unit's rows that no kept subprogram range [first..end) of it covers. */
-static int keep_orphans(struct dw *w, const struct subprog *first, const struct subprog *end,
-			struct line_rows *out)
+/* Keep the unit's rows that no kept subprogram range w->subs[first..end) covers. */
+static int keep_orphans(struct dw *w, size_t first, size_t end, struct line_rows *out)
 {
 	const char *last_in = NULL, *last_out = NULL;
 	bool open = false; /* the last row kept is in effect still */
-	struct interval *iv = malloc(((size_t)(end - first) + 1) * sizeof(*iv));
+	struct interval *iv = malloc((end - first + 1) * sizeof(*iv));
 	size_t niv = 0, k = 0;
 	int err = 0;
 
 	if (!iv)
 		return -ENOMEM;
 	/* Kept ranges never overlap (resolve_overlaps): one sweep with the rows. */
-	for (const struct subprog *s = first; s < end; s++)
-		if (s->kept)
-			iv[niv++] = (struct interval){ s->lo, s->hi };
+	for (size_t i = first; i < end; i++) /* w->subs is NULL when no unit has any */
+		if (w->subs[i].kept)
+			iv[niv++] = (struct interval){ w->subs[i].lo, w->subs[i].hi };
 	sort_array(iv, niv, sizeof(*iv), cmp_lo);
 	for (size_t i = 0; i < w->nrows && !err; i++) {
 		const struct row *r = &w->rows[i];
@@ -906,7 +931,7 @@ int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
 			k = j;
 		}
 		if (!err && orphans && opts->lines)
-			err = keep_orphans(&w, w.subs + first, w.subs + i, orphans);
+			err = keep_orphans(&w, first, i, orphans);
 	}
 	if (orphans)
 		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_line_row);

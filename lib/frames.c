@@ -31,17 +31,30 @@ void frames_release(struct frames *fr)
 
 bool frames_set_depths(struct frame_node *nodes, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (nodes[i].parent >= (int32_t)n || nodes[i].parent == (int32_t)i ||
 		    nodes[i].parent < -1)
 			return false;
+		nodes[i].depth = 0; /* not known yet */
+	}
+	/*
+	 * Each node is walked up to the first one whose depth is known (or the
+	 * function), marked -1 on the way, then given its depth on a second walk:
+	 * every node is visited a bounded number of times, so a table of n nodes
+	 * costs O(n) however its parents chain. Meeting a -1 is a cycle.
+	 */
 	for (size_t i = 0; i < n; i++) {
-		int32_t d = 0;
+		int32_t k = (int32_t)i, base, len = 0;
 
-		for (int32_t k = (int32_t)i; k >= 0; k = nodes[k].parent)
-			if (++d > (int32_t)n)
-				return false; /* a cycle */
-		nodes[i].depth = d;
+		for (; k >= 0 && nodes[k].depth == 0; k = nodes[k].parent, len++)
+			nodes[k].depth = -1;
+		if (k >= 0 && nodes[k].depth < 0)
+			return false; /* a cycle */
+		base = k < 0 ? 0 : nodes[k].depth;
+		if (base + len > FRAMES_MAX_DEPTH)
+			return false;
+		for (k = (int32_t)i; len > 0; k = nodes[k].parent, len--)
+			nodes[k].depth = base + len;
 	}
 	return true;
 }

@@ -45,8 +45,15 @@ void frames_init(struct frames *fr, struct lidia_builder *b, bool lines, bool fi
 void frames_release(struct frames *fr);
 
 /*
- * Set each node's depth from its parents; false when a parent index is out of
- * range or the parents make a cycle (the function's inline tree is bad).
+ * Inline frames nest at most this deep: deeper trees are corrupt (real ones
+ * stay under a few dozen), and each code segment costs its depth to emit.
+ */
+#define FRAMES_MAX_DEPTH 256
+
+/*
+ * Set each node's depth from its parents, in O(n); false when a parent index
+ * is out of range, the parents make a cycle or a chain is deeper than
+ * FRAMES_MAX_DEPTH (the function's inline tree is bad).
  */
 bool frames_set_depths(struct frame_node *nodes, size_t n);
 

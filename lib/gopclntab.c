@@ -253,10 +253,13 @@ static bool uvarint(const unsigned char **pp, const unsigned char *lim, uint32_t
 /*
  * Decode the pc-value table at off (in the pctab) for a function at entry
  * ending at end: value starts at -1, and each step adds a zig-zag delta and
- * advances the pc by delta * quantum. Runs past end are cut.
+ * advances the pc by delta * quantum. Runs past end are cut. Each step is
+ * taken from *budget: functions may share a table (the linker dedups them),
+ * so a corrupt pclntab could otherwise make every function decode the whole
+ * table, in time quadratic in its size.
  */
 static int decode_pcvalue(const struct gotab *t, uint32_t off, uint64_t entry, uint64_t end,
-			  struct runs *out)
+			  struct runs *out, uint64_t *budget)
 {
 	const unsigned char *p, *lim = t->base + t->size;
 	uint64_t pc = entry;
@@ -277,8 +280,9 @@ static int decode_pcvalue(const struct gotab *t, uint32_t off, uint64_t entry, u
 		/* As the runtime: a single zero byte (not any encoding of 0) ends the table. */
 		if (p < lim && *p == 0 && !first)
 			break;
-		if (!uvarint(&p, lim, &uv))
+		if (!uvarint(&p, lim, &uv) || !*budget)
 			return LIDIA_E_GO;
+		--*budget;
 		first = false;
 		/* Zig-zag, wrapping as Go's int32 arithmetic does. */
 		val = (int32_t)((uint32_t)val + (-(uv & 1) ^ (uv >> 1)));
@@ -392,6 +396,7 @@ static bool read_inl(const struct gotab *t, uint64_t tree, int32_t i, struct fra
 
 struct scratch {
 	struct runs file, line, inl;
+	uint64_t budget; /* pc-value steps and inline nodes left to decode (see decode_pcvalue) */
 	struct frame_node *nodes;
 	size_t cap_nodes;
 	struct frames fr;
@@ -416,7 +421,8 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 	if (!inltree_va(t, f, &tree))
 		return 0;
 	pd = at(t, f->pcdata_off + 4 * PCDATA_INLTREEINDEX, 4);
-	if ((err = decode_pcvalue(t, pd ? (uint32_t)ld(t, pd, 4) : 0, f->entry, f->end, &s->inl)))
+	if ((err = decode_pcvalue(t, pd ? (uint32_t)ld(t, pd, 4) : 0, f->entry, f->end, &s->inl,
+				  &s->budget)))
 		return err;
 	for (size_t i = 0; i < s->inl.n; i++)
 		if (s->inl.v[i].val > max)
@@ -424,8 +430,9 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 	if (max < 0)
 		return 0;
 	/* Each inlined call covers at least one pc: more of them than bytes is a bad table. */
-	if ((uint64_t)max >= f->end - f->entry)
+	if ((uint64_t)max >= f->end - f->entry || (uint64_t)max >= s->budget)
 		return LIDIA_E_GO;
+	s->budget -= (uint64_t)max + 1;
 	/* The last entry must be readable before room is made for all of them. */
 	if (!t->read_va ||
 	    !t->read_va(t->ctx, tree + (uint64_t)max * (t->version >= GO_1_20 ? 16 : 20),
@@ -468,9 +475,9 @@ static int extract_func(const struct gotab *t, const struct gofunc *f,
 
 	/* Lines and files are needed for call sites even when not kept. */
 	if ((err = decode_pcvalue(t, opts->files || opts->inlines ? f->pcfile : 0, f->entry, f->end,
-				  &s->file)) ||
+				  &s->file, &s->budget)) ||
 	    (err = decode_pcvalue(t, opts->lines || opts->inlines ? f->pcln : 0, f->entry, f->end,
-				  &s->line)))
+				  &s->line, &s->budget)))
 		return err;
 	s->inl.n = 0;
 	if (opts->inlines && (err = read_nodes(t, f, s, &nnodes)))
@@ -515,6 +522,12 @@ int gotab_extract(struct lidia_builder *b, const struct gotab *t,
 	struct scratch s = { 0 };
 	int err = 0;
 
+	/*
+	 * A real table decodes in about one step per two bytes of it (each
+	 * function its own tables, or identical ones); many times that is a
+	 * corrupt one, whose later functions keep their names and extents only.
+	 */
+	s.budget = 16 * t->size + (1u << 20);
 	frames_init(&s.fr, b, opts->lines, opts->files);
 	for (uint64_t i = 0; i < t->nfunc && !err; i++) {
 		size_t before = lidia_builder_count(b);
@@ -655,7 +668,7 @@ static bool check_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_
 /* Search the writable segments (and RELATIVE relocations) for the module data. */
 static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t *blob_size)
 {
-	uint64_t md, sites[8];
+	uint64_t md, sites[8], scanned = 0;
 	size_t n;
 
 	if (elf_symbol_value(e, "runtime.firstmoduledata", &md) &&
@@ -669,6 +682,11 @@ static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t
 
 		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_W))
 			continue;
+		/* Segments overlap only in corrupt files: never scan more than the file. */
+		if (ph.p_filesz > e->size)
+			continue; /* cannot be in the file */
+		if ((scanned += ph.p_filesz) > e->size)
+			break;
 		p = elf_va_ptr(e, ph.p_vaddr, ph.p_filesz);
 		if (!p)
 			continue;
@@ -685,11 +703,17 @@ static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t
 	return false;
 }
 
-/* Scan the loaded segments for a header that some module data points at. */
+/*
+ * Scan the loaded segments for a header that some module data points at.
+ * Each candidate that reads back costs a scan of the writable segments: a
+ * few are tried (a Go program has one table), not every one a corrupt or
+ * hostile file might hold.
+ */
 static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 {
-	unsigned ptr = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	unsigned ptr = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, tries = 0;
 	bool be = elf_big_endian(e);
+	uint64_t scanned = 0;
 	size_t n;
 
 	if (elf_getphdrnum(e->elf, &n))
@@ -698,8 +722,10 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 		GElf_Phdr ph;
 		const unsigned char *p;
 
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz > e->size)
 			continue;
+		if ((scanned += ph.p_filesz) > e->size)
+			break; /* segments that overlap: a corrupt file, scanned once */
 		p = elf_va_ptr(e, ph.p_vaddr, ph.p_filesz);
 		if (!p)
 			continue;
@@ -716,6 +742,8 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 			text_start_relocated(e, t);
 			if (!plausible(t))
 				continue;
+			if (++tries > 16)
+				return false;
 			t->read_va = elf_read_va_cb;
 			t->read_word = elf_read_word_cb;
 			t->ctx = (void *)e;
@@ -732,7 +760,7 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 static bool has_go_note(const struct lidia_elf *e)
 {
 	const unsigned char *raw = (const unsigned char *)elf_rawfile(e->elf, NULL);
-	uint64_t size;
+	uint64_t size, scanned = 0;
 	size_t n;
 
 	if (elf_section_size(e, ".note.go.buildid", &size))
@@ -746,6 +774,8 @@ static bool has_go_note(const struct lidia_elf *e)
 		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
 		    ph.p_offset > e->size || ph.p_filesz > e->size - ph.p_offset)
 			continue;
+		if ((scanned += ph.p_filesz) > e->size)
+			break; /* notes that overlap: a corrupt file */
 		/* Notes: namesz, descsz, type (4 bytes each), then name and desc, 4-aligned. */
 		for (off = 0; off + 12 <= ph.p_filesz;) {
 			const unsigned char *p = raw + ph.p_offset + off;

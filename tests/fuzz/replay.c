@@ -11,6 +11,9 @@
  * "ok - replayed N inputs from ARG", or "not ok - ..." when the argument is
  * missing, unreadable or an empty directory. If the target crashes, the input
  * being replayed is named on stdout first (where the sanitizers allow).
+ * An input that runs longer than LIDIA_FUZZ_TIMEOUT seconds (default 60; 0:
+ * no limit) is a hang: "not ok - timed out after N s on FILE", exit 1, so
+ * that a regression never blocks `make test`.
  * LLVMFuzzerInitialize() is called when the target defines it.
  * Exit status: 0 when every argument was ok, 1 otherwise, 2 for bad usage.
  */
@@ -31,6 +34,7 @@ __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
 
 static char current[4096]; /* the input being replayed, for crash reports */
+static unsigned timeout_s = 60;
 
 static void say_crash(void)
 {
@@ -51,6 +55,27 @@ static void on_signal(int sig)
 	say_crash();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void on_alarm(int sig)
+{
+	static const char pre[] = "not ok - timed out after ", on[] = " s on ";
+	char num[24];
+	size_t n = sizeof(num);
+	unsigned v = timeout_s;
+	ssize_t r;
+
+	(void)sig;
+	do /* async-signal-safe: no printf */
+		num[--n] = (char)('0' + v % 10);
+	while ((v /= 10) && n);
+	r = write(STDOUT_FILENO, pre, sizeof(pre) - 1);
+	r = write(STDOUT_FILENO, num + n, sizeof(num) - n);
+	r = write(STDOUT_FILENO, on, sizeof(on) - 1);
+	r = write(STDOUT_FILENO, current, strlen(current));
+	r = write(STDOUT_FILENO, "\n", 1);
+	(void)r;
+	_exit(1);
 }
 
 static void install_crash_report(void)
@@ -103,7 +128,9 @@ static int replay_file(const char *path)
 		len += (size_t)n;
 	}
 	snprintf(current, sizeof(current), "%s", path);
+	alarm(timeout_s);
 	LLVMFuzzerTestOneInput(buf, len);
+	alarm(0);
 	current[0] = 0;
 out:
 	free(buf);
@@ -177,9 +204,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR_OR_FILE...\n", argv[0]);
 		return 2;
 	}
+	if (getenv("LIDIA_FUZZ_TIMEOUT"))
+		timeout_s = (unsigned)strtoul(getenv("LIDIA_FUZZ_TIMEOUT"), NULL, 10);
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
 	install_crash_report();
+	signal(SIGALRM, on_alarm);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		long n;
