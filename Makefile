@@ -24,6 +24,7 @@ SOMAJOR := 0
 
 CC      ?= cc
 CXX     ?= c++
+OBJCOPY ?= objcopy
 PKG_CONFIG ?= pkg-config
 # LLVM's demangler (from llvm-16-dev), linked statically into the library.
 LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/bin/llvm-config) llvm-config)
@@ -36,8 +37,8 @@ LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
 CMD_DEPS := yaml-0.1
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden \
-	$(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS)
 LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 # The demangler's few uses of libstdc++ are linked in: loading the whole
 # shared libstdc++ costs 1.6 MB of resident memory at start-up.
@@ -62,29 +63,38 @@ O ?= build
 comma := ,
 B := $(O)$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 
-LIB_SRC := $(wildcard lib/*.c)
-LIB_CXX := $(wildcard lib/*.cc)
+# The library, one folder per stage of the pipeline (README.md, "Layout").
+LIB_SRC := $(wildcard lib/*/*.c)
+LIB_CXX := $(wildcard lib/*/*.cc)
+LIB_INC := -Ilib $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(LIB_SRC) $(LIB_CXX)))))
 CMD_SRC := $(wildcard cmd/lidiagen/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_CXX:%.cc=$(B)/%.o)
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o) $(LIB_CXX:%.cc=$(B)/pic/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
 
 STATIC := $(B)/liblidia.a
+# Every object with its own names visible, for the tests of internals.
+INTERNAL := $(B)/liblidia-internal.a
 SHARED_LIB := $(B)/liblidia.so.$(VERSION)
 BIN    := $(B)/lidiagen
 
-.PHONY: all test check install uninstall clean fuzz fuzz-long bench
+.PHONY: all test check check-layers check-exports install uninstall clean fuzz fuzz-long bench
 all: $(BIN) $(STATIC) $(SHARED_LIB)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -MMD -MP -c -o $@ $<
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -Ilib -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -fPIC $(LIB_INC) -MMD -MP -c -o $@ $<
+
+# The format (reader, writer) and its base build without any dependency's
+# flags, so that they stay embeddable; check-layers proves they include none.
+LEAF_OBJ := $(B)/lib/format/%.o $(B)/pic/lib/format/%.o $(B)/lib/base/%.o $(B)/pic/lib/base/%.o
+$(LEAF_OBJ): DEP_CFLAGS :=
 
 $(B)/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -96,12 +106,34 @@ $(B)/pic/%.o: %.cc
 	$(if $(Q),@echo "  CXX     $@")
 	$(Q)$(CXX) $(ALL_CXXFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
-# The static library carries LLVM's demangler inside, so users link just -llidia.
-$(STATIC): $(LIB_OBJ) $(LLVM_DEMANGLE)
+# The static library carries LLVM's demangler inside, so users link just
+# -llidia; linked into one object whose only global names are lidia*, so that
+# neither our internal names nor LLVM's clash with a user's own.
+$(INTERNAL): $(LIB_OBJ) $(LLVM_DEMANGLE)
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -rf $@ $(B)/llvm-demangle && mkdir -p $(B)/llvm-demangle && \
 		cd $(B)/llvm-demangle && $(AR) x $(LLVM_DEMANGLE)
 	$(Q)$(AR) rcs $@ $(LIB_OBJ) $(B)/llvm-demangle/*.o
+
+# C++'s exception personality is referenced through a shared hidden name that
+# libstdc++'s own objects expect to find global: the one name kept besides ours.
+PERSONALITY := --keep-global-symbol=DW.ref.__gxx_personality_v0
+$(STATIC): $(INTERNAL)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && $(LD) -r -o $(B)/liblidia-all.o $(LIB_OBJ) $(B)/llvm-demangle/*.o
+	$(Q)$(OBJCOPY) --wildcard --keep-global-symbol='lidia*' $(PERSONALITY) $(B)/liblidia-all.o $(B)/liblidia.o
+	$(Q)$(AR) rcs $@ $(B)/liblidia.o
+
+# liblidia.a defines no global name but lidia*: a user's static link never clashes.
+check-exports: $(STATIC)
+	$(Q)! nm -g --defined-only $(STATIC) | \
+		awk 'NF == 3 && $$3 !~ /^lidia/ && $$3 != "DW.ref.__gxx_personality_v0"' | grep . || \
+		{ echo "$(STATIC) exports names outside lidia*" >&2; false; }
+
+# format/ and base/ reach no libelf or libdw header (their .d files say what they include).
+check-layers: $(filter $(B)/lib/format/% $(B)/lib/base/%,$(LIB_OBJ))
+	$(Q)! grep -lE '/(libelf|gelf|dwarf|libdw|libdwfl)\.h|/elfutils/' $(^:.o=.d) || \
+		{ echo "lib/format or lib/base includes a libelf or libdw header" >&2; false; }
 
 $(SHARED_LIB): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
@@ -124,17 +156,17 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 
-$(B)/tests/%: tests/unit/%.c $(STATIC) tests/unit/unit.h
+$(B)/tests/%: tests/unit/%.c $(INTERNAL) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -Itests/unit $(LDFLAGS) -o $@ $< $(STATIC) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -Itests/unit $(LDFLAGS) -o $@ $< $(INTERNAL) $(LIBS)
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
 # libstdc++ for the demangler, which fuzz_convert reaches through lidia_extract.
-$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(STATIC)
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Ilib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(STATIC) $(LIBS) -lstdc++
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(INTERNAL) $(LIBS) -lstdc++
 
 # libFuzzer builds (clang): make fuzz, then build/fuzz/fuzz_reader on a copy of
 # tests/fuzz/corpus/reader. Undefined behaviour stops a run, as a crash does.
@@ -145,7 +177,7 @@ fuzz: $(FUZZ_SRC) $(LIB_CXX:%.cc=$(O)/%.o)
 	@mkdir -p $(O)/fuzz
 	for f in $(FUZZ_SRC); do \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-			-fno-sanitize-recover=all -Ilib \
+			-fno-sanitize-recover=all $(LIB_INC) \
 			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o $(O)/fuzz/$$(basename $$f .c) \
 			$$f $(LIB_SRC) $(LIB_CXX:%.cc=$(O)/%.o) $(LLVM_DEMANGLE) $(LIBS) || exit 1; \
 	done
@@ -156,10 +188,10 @@ fuzz-long: fuzz
 # The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
 CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader)$$
 
-test: all $(TEST_BIN) $(FUZZ_BIN)
+test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh
 
-check: all $(TEST_BIN) $(FUZZ_BIN)
+check: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) \
 		TESTS='$(or $(TESTS),$(CHECK_TESTS))' tests/run.sh
 

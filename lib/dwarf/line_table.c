@@ -14,7 +14,7 @@
  */
 #include <dwarf.h>
 
-#include "dwarf_lines.h"
+#include "line_table.h"
 #include "internal.h"
 
 struct cursor {

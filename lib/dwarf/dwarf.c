@@ -18,7 +18,7 @@
 
 #include "demangle.h"
 #include "dwarf_extract.h"
-#include "dwarf_lines.h"
+#include "line_table.h"
 #include "frames.h"
 #include "functions.h"
 #include "internal.h"
