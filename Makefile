@@ -156,10 +156,11 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 
+# libstdc++ for the demangler, which test_api reaches through lidia_extract.
 $(B)/tests/%: tests/unit/%.c $(INTERNAL) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -Itests/unit $(LDFLAGS) -o $@ $< $(INTERNAL) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -Itests/unit $(LDFLAGS) -o $@ $< $(INTERNAL) $(LIBS) -lstdc++
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
 # libstdc++ for the demangler, which fuzz_convert reaches through lidia_extract.
@@ -186,7 +187,7 @@ fuzz-long: fuzz
 	tests/fuzz/fuzz_long.sh $(O)/fuzz $(FUZZ_SECONDS)
 
 # The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
-CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader)$$
+CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader|usage)$$
 
 test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh

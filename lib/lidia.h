@@ -2,15 +2,27 @@
 /*
  * liblidia: build, write and read Lidia v1 symbol files.
  *
- * The pipeline is: open an ELF image (lidia_elf_*), extract its functions
- * into a builder (lidia_extract), finalize and write the builder to a sink
- * (lidia_builder_*), and read the result back (lidia_reader_*).
+ * The sections below follow the pipeline, in its order:
+ *   walk      the ELF members of archives (lidia_archive_*)
+ *   identify  open an ELF image, its build ID and what it holds (lidia_elf_*)
+ *   extract   its functions, inline frames and lines into a builder (lidia_extract)
+ *   write     finalize the builder and write it to a sink (lidia_builder_*)
+ *   store     its key under a layout, written atomically (lidia_store_*)
+ *   read      open a file and look addresses up (lidia_reader_*)
+ * after what every step shares: the version, errors and logging.
  *
  * Conventions: functions return 0 or a negative error (-errno for OS
  * failures, LIDIA_E_* for everything else; see lidia_strerror()). Output
  * pointers come first. Heap handles are freed with _free()/_close(), which
- * accept NULL. Options structs begin with their size; pass NULL for the
- * defaults. The library never prints; see lidia_set_log().
+ * accept NULL. Options structs begin with their size (set by their
+ * LIDIA_*_OPTS() macro); zero fields mean the defaults and NULL means all
+ * of them. Fields are only ever added at the end, and no options struct
+ * ends in padding (a reserved array fills it, zeroed by the macro), so
+ * that every byte past the fields a library knows belongs to a field some
+ * other lidia.h knows: a struct with any such byte non-zero, from a newer
+ * lidia.h, is refused with LIDIA_E_INVAL, since a request this library
+ * cannot honour must not pass unnoticed. The library never prints; see
+ * lidia_set_log().
  *
  * The file format, Pyroscope's lookup rules and the key layouts are
  * specified in doc/lidia-v1.md (installed as share/doc/lidiagen/lidia-v1.md);
@@ -80,7 +92,7 @@ enum lidia_error {
 /* A static message for err (a LIDIA_E_* code or -errno). Never NULL. */
 LIDIA_API const char *lidia_strerror(int err);
 
-/* ---- Logging ---------------------------------------------------------- */
+/* ---- Logging ------------------------------------------------------------ */
 
 enum lidia_log_level {
 	LIDIA_LOG_WARN,
@@ -95,9 +107,197 @@ enum lidia_log_level {
  * The callback must be thread-safe when the library is used from threads.
  */
 typedef void (*lidia_log_fn)(enum lidia_log_level level, const char *msg, void *ctx);
-LIDIA_API void lidia_set_log(lidia_log_fn fn, void *ctx);
 
-/* ---- Builder and writer ------------------------------------------------ */
+/* A log callback and the ctx it is called with. */
+struct lidia_log_cb {
+	lidia_log_fn fn; /* NULL: messages are dropped */
+	void *ctx;
+};
+
+/*
+ * Install fn (NULL: drop every message) with ctx, and return the pair it
+ * replaces, so that a caller can put it back: lidia_set_log(old.fn, old.ctx).
+ * Safe while other threads log: each message goes to the old pair or to the
+ * new one, never to one's fn with the other's ctx. A message that was being
+ * delivered when this was called may still reach the old pair after it
+ * returns.
+ */
+LIDIA_API struct lidia_log_cb lidia_set_log(lidia_log_fn fn, void *ctx);
+
+/* ---- Walk: ELF members of archives -------------------------------------- */
+
+/*
+ * The ELF members of archives (tar with any compression, zip, cpio, ar and
+ * so .deb/.ddeb, .rpm), archives inside archives included, streamed through
+ * libarchive: nothing is extracted to disk and no member name is ever used
+ * as a path. A compressed file that holds no archive (gzip, xz, zstd, bzip2
+ * of one file) is read as one member: an ELF file in it (app.debug.xz) is
+ * handed over under the compressed file's own path and name; anything else
+ * in it is passed over. A damaged archive or compressed stream, at any depth,
+ * is a problem naming its path; the ELF members read before the damage
+ * showed are handed over, except the one read just before it (said so).
+ */
+
+/* The defaults of struct lidia_archive_opts' limits. */
+#define LIDIA_ARCHIVE_MAX_MEMBER (4ull << 30)
+#define LIDIA_ARCHIVE_MAX_TOTAL (64ull << 30)
+#define LIDIA_ARCHIVE_MAX_DEPTH 4
+
+struct lidia_archive_opts {
+	size_t sz;
+	/*
+	 * Bytes of one ELF member (0: LIDIA_ARCHIVE_MAX_MEMBER): one whose header
+	 * declares more is refused before any of it is inflated; one that
+	 * declares nothing is refused when its bytes reach the limit, and one
+	 * whose bytes outrun what its header declares stops its archive there.
+	 */
+	uint64_t max_member;
+	/*
+	 * Bytes inflated from one top-level archive (0: LIDIA_ARCHIVE_MAX_TOTAL),
+	 * nested ones included, and the declared sizes of the members read past:
+	 * a header declaring more than is left stops the walk before any of it
+	 * is inflated.
+	 */
+	uint64_t max_total;
+	/*
+	 * Archives inside archives opened, levels below the top one (0:
+	 * LIDIA_ARCHIVE_MAX_DEPTH; negative: none). A .deb's data.tar.xz is one
+	 * level down.
+	 */
+	int max_depth;
+	/*
+	 * An ELF member: path is "outer!inner!member" for messages (a compressed
+	 * ELF file: the compressed file's path, member its name); data (size
+	 * bytes, malloc'd) now belongs to the callee. Return non-zero to stop.
+	 * NULL: members are read (the limits checked) and dropped.
+	 */
+	int (*elf)(void *ctx, const char *path, const char *member, unsigned char *data,
+		   size_t size);
+	/* Whether to look at a member (its path inside its archive); NULL: all. */
+	bool (*want)(void *ctx, const char *member);
+	/*
+	 * A problem with one member or the archive, as a message; the walk goes
+	 * on where it can. NULL: only counted.
+	 */
+	void (*problem)(void *ctx, const char *path, const char *msg);
+	void *ctx; /* passed to the three callbacks */
+};
+#define LIDIA_ARCHIVE_OPTS(...) \
+	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })
+
+/* True when the first bytes (at least 512 given, or the whole file) look like an archive. */
+LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);
+
+/*
+ * Walk the archive open at fd (or in memory), named path in messages, with
+ * opts' limits and callbacks (NULL: the default limits, no callback).
+ * Returns 0 when walked (problems were reported through opts->problem and
+ * counted in *problems, which may be NULL), LIDIA_E_NOT_ELF when it is a
+ * compressed file of neither an archive nor an ELF file (or of nothing),
+ * with nothing reported, LIDIA_E_INVAL for opts this library cannot honour,
+ * or another negative error when it is no readable archive.
+ */
+LIDIA_API int lidia_archive_walk_fd(int fd, const char *path,
+				    const struct lidia_archive_opts *opts, unsigned *problems);
+LIDIA_API int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
+				     const struct lidia_archive_opts *opts, unsigned *problems);
+
+/* ---- Identify: ELF images ----------------------------------------------- */
+
+struct lidia_elf;
+
+/*
+ * Open an ELF image from a path (a private mmap) or from memory. buf must
+ * outlive the handle and be writable: libelf may convert an image of the other
+ * byte order in place. name is used in messages only (may be NULL). Fails with
+ * LIDIA_E_NOT_ELF for anything that is not ELF and LIDIA_E_ELF_TYPE for
+ * relocatable objects and core files.
+ */
+LIDIA_API int lidia_elf_open(struct lidia_elf **out, const char *path);
+LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size,
+				 const char *name);
+LIDIA_API void lidia_elf_close(struct lidia_elf *e);
+
+/* True when buf starts like an ELF file (cheap; for identifying inputs). */
+LIDIA_API bool lidia_is_elf(const void *buf, size_t size);
+
+/*
+ * The GNU build ID (NT_GNU_BUILD_ID) as lowercase hex into hex (NUL-ended).
+ * Returns LIDIA_E_NO_BUILD_ID when the image has none, -ENOSPC when hex is
+ * shorter than 2 * id length + 1.
+ */
+LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size);
+
+/* What an image holds, cheaply (section headers and notes only). */
+struct lidia_elf_info {
+	bool debug_file;	/* .text is NOBITS: a separate debug file */
+	bool has_symtab;	/* a .symtab */
+	bool has_dwarf;		/* .debug_info (or .zdebug_info) with contents */
+	bool has_go;		/* a Go pclntab section or symbol */
+	char go_build_id[128];	/* the Go build ID note, "" when none */
+};
+
+LIDIA_API void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out);
+
+/* ---- Extract ------------------------------------------------------------ */
+
+struct lidia_builder; /* see Write below */
+
+struct lidia_extract_opts {
+	size_t sz;
+	bool no_dynsym;	 /* leave .dynsym out */
+	bool no_symtab;	 /* leave .symtab out */
+	bool no_go;	 /* leave the Go pclntab out */
+	bool no_inlines; /* no inline frames (depth > 0 ranges) */
+	bool no_lines;	 /* no line tables */
+	bool no_files;	 /* no file names (function and call site) */
+	bool no_dwarf;	 /* leave DWARF out: symbols (and Go) only */
+	bool no_demangle; /* keep C++ and Rust names mangled */
+	/*
+	 * Debug roots searched for what the images point at: separate debug files
+	 * (<dir>/.build-id/xx/yyyy.debug, .gnu_debuglink) and dwz supplementary
+	 * files. NULL-terminated; NULL means { "/usr/lib/debug", NULL }.
+	 */
+	const char *const *debug_dirs;
+	bool no_debug_search; /* use only the images given */
+	uint8_t reserved[7];  /* zero (the macro sees to it): room for fields to come */
+};
+#define LIDIA_EXTRACT_OPTS(...) \
+	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
+
+/* What an extraction found. */
+struct lidia_extract_stats {
+	size_t symbols_read;   /* function symbols read from all symbol tables */
+	size_t functions;      /* depth-0 ranges added */
+	size_t inline_ranges;  /* depth > 0 ranges added */
+	size_t line_rows;      /* line-table rows added */
+	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
+	size_t dwarf_functions; /* function ranges from DWARF */
+	bool found_debug_file;  /* a separate debug file was found and read */
+	bool used_minidebuginfo; /* symbols from .gnu_debugdata */
+	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
+};
+
+/*
+ * Extract every function of elfs[0..n) into b: the images of one build
+ * (a stripped binary and its debug file, say), merged. A Go pclntab, where
+ * there is one, gives its functions with inline frames and lines; DWARF
+ * (compressed or not, with its dwz supplementary file, split units and a
+ * separate debug file found by build ID or .gnu_debuglink) gives the other
+ * functions' inline frames and lines; symbols fill the rest (MiniDebugInfo
+ * when there is no .symtab). Function symbols
+ * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
+ * one address resolve to one name the same way every run; zero-size and
+ * undefined symbols are dropped and overlapping ones are trimmed so that
+ * every address maps to the innermost function covering it. Finding no
+ * function at all is not an error (a fully stripped binary): stats says so.
+ * stats may be NULL. LIDIA_E_INVAL for opts this library cannot honour.
+ */
+LIDIA_API int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
+			    const struct lidia_extract_opts *opts,
+			    struct lidia_extract_stats *stats);
+
+/* ---- Write: the builder ------------------------------------------------- */
 
 /* One row of a range's line table: line applies from va+offset onwards. */
 struct lidia_line {
@@ -109,7 +309,9 @@ struct lidia_line {
  * One range to add. Strings are copied (interned) by the builder; lines are
  * copied too, so the caller may reuse its buffers after lidia_builder_add().
  * NULL strings mean "". depth 0 is a function, depth n > 0 a frame inlined n
- * levels deep; call_file/call_line name the call site that inlined it.
+ * levels deep; call_file/call_line name the call site that inlined it. A
+ * depth is a uint32_t everywhere in this API (here, struct lidia_frame and
+ * struct lidia_range_info).
  */
 struct lidia_range_desc {
 	uint64_t va;
@@ -122,8 +324,6 @@ struct lidia_range_desc {
 	const struct lidia_line *lines;
 	size_t line_count;
 };
-
-struct lidia_builder;
 
 /* A new, empty builder. *out is NULL on failure. */
 LIDIA_API int lidia_builder_new(struct lidia_builder **out);
@@ -167,199 +367,7 @@ LIDIA_API int lidia_builder_write_fd(struct lidia_builder *b, int fd);
  */
 LIDIA_API int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out_size);
 
-/* ---- Reader ------------------------------------------------------------ */
-
-struct lidia_reader_opts {
-	size_t sz;
-	bool check_crc; /* verify every table's CRC32C at open */
-};
-#define LIDIA_READER_OPTS(...) \
-	((struct lidia_reader_opts){ .sz = sizeof(struct lidia_reader_opts), __VA_ARGS__ })
-
-struct lidia_reader;
-
-/*
- * Open a lidia file by path (mmap), by fd (mmap; a pipe is read whole; fd
- * is not taken over and may be closed after the call) or from memory (buf
- * must outlive the reader). The header and every table's bounds are validated first; with
- * check_crc the CRC32C of every table too. *out is NULL on failure.
- */
-LIDIA_API int lidia_reader_open(struct lidia_reader **out, const char *path,
-				const struct lidia_reader_opts *opts);
-LIDIA_API int lidia_reader_open_fd(struct lidia_reader **out, int fd,
-				   const struct lidia_reader_opts *opts);
-LIDIA_API int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t size,
-				    const struct lidia_reader_opts *opts);
-LIDIA_API void lidia_reader_close(struct lidia_reader *r);
-
-/* A string inside the file: not NUL-terminated; lives as long as the reader. */
-struct lidia_str {
-	const char *ptr;
-	size_t len;
-};
-
-/* One frame of a lookup. */
-struct lidia_frame {
-	struct lidia_str function;
-	struct lidia_str file;
-	uint32_t line;	   /* 0 when the file has no line for it */
-	uint32_t depth;	   /* depth of the range this frame came from */
-	bool inlined;	   /* depth > 0: inlined into the next frame */
-};
-
-/*
- * Look addr up as Pyroscope does (spec section 4), filling lines per
- * section 5.8. Writes up to cap frames, innermost first, and returns the
- * number of frames addr has (which may exceed cap: call again with more
- * room), 0 when nothing covers it, or a negative error for a corrupt entry.
- */
-LIDIA_API int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr,
-				  struct lidia_frame *frames, size_t cap);
-
-/* Everything stored for one range, as in the range table. */
-struct lidia_range_info {
-	uint64_t va;
-	uint64_t length;
-	uint64_t depth;
-	struct lidia_str func;
-	struct lidia_str file;
-	struct lidia_str call_file;
-	uint64_t call_line;
-	uint64_t line_idx;
-	uint64_t line_count;
-};
-
-/* Number of ranges in the file. */
-LIDIA_API size_t lidia_reader_count(const struct lidia_reader *r);
-
-/* Range i (0 <= i < count), in file order. */
-LIDIA_API int lidia_reader_range(const struct lidia_reader *r, size_t i,
-				 struct lidia_range_info *out);
-
-/* Line-table entry i of the whole file. */
-LIDIA_API int lidia_reader_line(const struct lidia_reader *r, uint64_t i, struct lidia_line *out);
-
-/* What the header says, for `lidiagen info`. */
-struct lidia_table_info {
-	uint64_t entry_size; /* width of one field (VA, range field, line field) */
-	uint64_t count;	     /* entries (bytes for the strings table) */
-	uint64_t offset;
-	uint64_t size;	     /* bytes */
-	uint32_t crc;	     /* as stored */
-	bool crc_ok;	     /* computed CRC equals crc */
-};
-
-struct lidia_file_info {
-	uint32_t version;
-	uint64_t file_size;
-	struct lidia_table_info va, ranges, strings, lines;
-};
-
-LIDIA_API int lidia_reader_info(const struct lidia_reader *r, struct lidia_file_info *out);
-
-/*
- * Check every entry: VAs ascending, each range's strings and line slice in
- * bounds, line offsets ascending. Returns 0 or the first error found, with
- * the bad range's index in *bad_index (may be NULL).
- */
-LIDIA_API int lidia_reader_check(const struct lidia_reader *r, size_t *bad_index);
-
-/* ---- ELF input ---------------------------------------------------------- */
-
-struct lidia_elf;
-
-/*
- * Open an ELF image from a path (a private mmap) or from memory. buf must
- * outlive the handle and be writable: libelf may convert an image of the other
- * byte order in place. name is used in messages only (may be NULL). Fails with
- * LIDIA_E_NOT_ELF for anything that is not ELF and LIDIA_E_ELF_TYPE for
- * relocatable objects and core files.
- */
-LIDIA_API int lidia_elf_open(struct lidia_elf **out, const char *path);
-LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size,
-				 const char *name);
-LIDIA_API void lidia_elf_close(struct lidia_elf *e);
-
-/* True when buf starts like an ELF file (cheap; for identifying inputs). */
-LIDIA_API bool lidia_is_elf(const void *buf, size_t size);
-
-/*
- * The GNU build ID (NT_GNU_BUILD_ID) as lowercase hex into hex (NUL-ended).
- * Returns LIDIA_E_NO_BUILD_ID when the image has none, -ENOSPC when hex is
- * shorter than 2 * id length + 1.
- */
-LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size);
-
-/* True when .text is NOBITS: a separate debug file. */
-LIDIA_API bool lidia_elf_is_debug_file(const struct lidia_elf *e);
-
-/* What an image holds, cheaply (section headers and notes only). */
-struct lidia_elf_info {
-	bool debug_file;	/* .text is NOBITS */
-	bool has_symtab;	/* a .symtab */
-	bool has_dwarf;		/* .debug_info (or .zdebug_info) with contents */
-	bool has_go;		/* a Go pclntab section or symbol */
-	char go_build_id[128];	/* the Go build ID note, "" when none */
-};
-
-LIDIA_API void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out);
-
-/* ---- Extraction --------------------------------------------------------- */
-
-struct lidia_extract_opts {
-	size_t sz;
-	bool no_dynsym;	 /* leave .dynsym out */
-	bool no_symtab;	 /* leave .symtab out */
-	bool no_go;	 /* leave the Go pclntab out */
-	bool no_inlines; /* no inline frames (depth > 0 ranges) */
-	bool no_lines;	 /* no line tables */
-	bool no_files;	 /* no file names (function and call site) */
-	bool no_dwarf;	 /* leave DWARF out: symbols (and Go) only */
-	bool no_demangle; /* keep C++ and Rust names mangled */
-	/*
-	 * Debug roots searched for what the images point at: separate debug files
-	 * (<dir>/.build-id/xx/yyyy.debug, .gnu_debuglink) and dwz supplementary
-	 * files. NULL-terminated; NULL means { "/usr/lib/debug", NULL }.
-	 */
-	const char *const *debug_dirs;
-	bool no_debug_search; /* use only the images given */
-};
-#define LIDIA_EXTRACT_OPTS(...) \
-	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
-
-/* What an extraction found. */
-struct lidia_extract_stats {
-	size_t symbols_read;   /* function symbols read from all symbol tables */
-	size_t functions;      /* depth-0 ranges added */
-	size_t inline_ranges;  /* depth > 0 ranges added */
-	size_t line_rows;      /* line-table rows added */
-	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
-	size_t dwarf_functions; /* function ranges from DWARF */
-	bool found_debug_file;  /* a separate debug file was found and read */
-	bool used_minidebuginfo; /* symbols from .gnu_debugdata */
-	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
-};
-
-/*
- * Extract every function of elfs[0..n) into b: the images of one build
- * (a stripped binary and its debug file, say), merged. A Go pclntab, where
- * there is one, gives its functions with inline frames and lines; DWARF
- * (compressed or not, with its dwz supplementary file, split units and a
- * separate debug file found by build ID or .gnu_debuglink) gives the other
- * functions' inline frames and lines; symbols fill the rest (MiniDebugInfo
- * when there is no .symtab). Function symbols
- * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
- * one address resolve to one name the same way every run; zero-size and
- * undefined symbols are dropped and overlapping ones are trimmed so that
- * every address maps to the innermost function covering it. Finding no
- * function at all is not an error (a fully stripped binary): stats says so.
- * stats may be NULL.
- */
-LIDIA_API int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
-			    const struct lidia_extract_opts *opts,
-			    struct lidia_extract_stats *stats);
-
-/* ---- Store: output keys and atomic writes -------------------------------- */
+/* ---- Store: output keys and atomic writes ------------------------------- */
 
 enum lidia_layout {
 	LIDIA_LAYOUT_PYROSCOPE,	 /* symbolizer/<tenant>/<build-id> */
@@ -369,7 +377,7 @@ enum lidia_layout {
 };
 
 /* The layout named "pyroscope", "flat" or "debuginfod"; LIDIA_E_BAD_KEY otherwise. */
-LIDIA_API int lidia_layout_parse(const char *name, enum lidia_layout *out);
+LIDIA_API int lidia_store_layout_parse(const char *name, enum lidia_layout *out);
 
 struct lidia_store_opts {
 	size_t sz;
@@ -386,7 +394,7 @@ struct lidia_store_opts {
 	((struct lidia_store_opts){ .sz = sizeof(struct lidia_store_opts), __VA_ARGS__ })
 
 /* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
-LIDIA_API bool lidia_template_valid(const char *key_template);
+LIDIA_API bool lidia_store_template_valid(const char *key_template);
 
 /* Room for the longest key and its NUL: 256 hex digits (a 128-byte ID). */
 #define LIDIA_KEY_MAX 257
@@ -398,15 +406,16 @@ LIDIA_API bool lidia_template_valid(const char *key_template);
 #define LIDIA_BUILD_ID_MIN 8
 
 /* True for a build ID that can become a key: lowercase hex, even length, 16 to 256 digits. */
-LIDIA_API bool lidia_build_id_valid(const char *hex);
+LIDIA_API bool lidia_store_build_id_valid(const char *hex);
 
 /* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, no leading '.'. */
-LIDIA_API bool lidia_tenant_valid(const char *tenant);
+LIDIA_API bool lidia_store_tenant_valid(const char *tenant);
 
 /*
  * The output key (a relative path with '/' separators) of build_id under
  * opts' layout, into key (NUL-ended). LIDIA_E_BAD_KEY for an invalid build
- * ID or tenant, -ENOSPC when key_size is too small.
+ * ID or tenant, -ENOSPC when key_size is too small, LIDIA_E_INVAL for
+ * opts this library cannot honour.
  */
 LIDIA_API int lidia_store_key(char *key, size_t key_size, const char *build_id,
 			      const struct lidia_store_opts *opts);
@@ -459,66 +468,121 @@ LIDIA_API bool lidia_store_is_temp(const char *name);
 LIDIA_API int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts,
 				size_t *removed);
 
-/* ---- Walk: ELF members of archives --------------------------------------- */
+/* ---- Read --------------------------------------------------------------- */
+
+struct lidia_reader_opts {
+	size_t sz;
+	bool check_crc; /* verify every table's CRC32C at open */
+	uint8_t reserved[7]; /* zero (the macro sees to it): room for fields to come */
+};
+#define LIDIA_READER_OPTS(...) \
+	((struct lidia_reader_opts){ .sz = sizeof(struct lidia_reader_opts), __VA_ARGS__ })
+
+struct lidia_reader;
 
 /*
- * The ELF members of archives (tar with any compression, zip, cpio, ar and
- * so .deb/.ddeb, .rpm), archives inside archives included, streamed through
- * libarchive: nothing is extracted to disk and no member name is ever used
- * as a path. A compressed file that holds no archive (gzip, xz, zstd, bzip2
- * of one file) is read as one member: an ELF file in it (app.debug.xz) is
- * handed over under the compressed file's own path and name; anything else
- * in it is passed over. A damaged archive or compressed stream, at any depth,
- * is a problem naming its path; the ELF members read before the damage
- * showed are handed over, except the one read just before it (said so).
+ * Open a lidia file by path (mmap), by fd (mmap; a pipe is read whole; fd
+ * is not taken over and may be closed after the call) or from memory (buf
+ * must outlive the reader). The header and every table's bounds are validated first; with
+ * check_crc the CRC32C of every table too. *out is NULL on failure; LIDIA_E_INVAL
+ * for opts this library cannot honour, before anything is read.
  */
-struct lidia_archive_limits {
-	/*
-	 * Bytes of one ELF member: one whose header declares more is refused
-	 * before any of it is inflated; one that declares nothing is refused when
-	 * its bytes reach the limit, and one whose bytes outrun what its header
-	 * declares stops its archive there.
-	 */
-	uint64_t max_member;
-	/*
-	 * Bytes inflated from one top-level archive, nested ones included, and
-	 * the declared sizes of the members read past: a header declaring more
-	 * than is left stops the walk before any of it is inflated.
-	 */
-	uint64_t max_total;
-	unsigned max_depth;  /* archives inside archives */
-};
+LIDIA_API int lidia_reader_open(struct lidia_reader **out, const char *path,
+				const struct lidia_reader_opts *opts);
+LIDIA_API int lidia_reader_open_fd(struct lidia_reader **out, int fd,
+				   const struct lidia_reader_opts *opts);
+LIDIA_API int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t size,
+				    const struct lidia_reader_opts *opts);
+LIDIA_API void lidia_reader_close(struct lidia_reader *r);
 
-struct lidia_archive_cb {
-	/*
-	 * An ELF member: path is "outer!inner!member" for messages (a compressed
-	 * ELF file: the compressed file's path, member its name); data (size
-	 * bytes, malloc'd) now belongs to the callee. Return non-zero to stop.
-	 */
-	int (*elf)(void *ctx, const char *path, const char *member, unsigned char *data,
-		   size_t size);
-	/* Whether to look at a member (its path inside its archive); NULL: all. */
-	bool (*want)(void *ctx, const char *member);
-	/* A problem with one member or the archive, as a message; the walk goes on where it can. */
-	void (*problem)(void *ctx, const char *path, const char *msg);
-	void *ctx;
+/* A string inside the file: not NUL-terminated; lives as long as the reader. */
+struct lidia_str {
+	const char *ptr;
+	size_t len;
 };
-
-/* True when the first bytes (at least 512 given, or the whole file) look like an archive. */
-LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);
 
 /*
- * Walk the archive open at fd (or in memory), named path in messages.
- * Returns 0 when walked (problems were reported through cb->problem and
- * counted in *problems), LIDIA_E_NOT_ELF when it is a compressed file of
- * neither an archive nor an ELF file (or of nothing), with nothing reported,
- * or another negative error when it is no readable archive.
+ * One frame of a lookup. lidia_reader_lookup() gives a call chain innermost
+ * first: frames[0] is the code at the address, and each next frame is the
+ * caller of the one before, with its file and line at that call site.
+ * inlined is true when this frame's code was inlined into the next frame,
+ * frames[i + 1] (its range's depth > 0), and false on the outermost frame,
+ * the function the address lies in. The "(inlined by)" of llvm-symbolizer
+ * -p therefore goes before frames[i] when frames[i - 1].inlined, never
+ * before frames[0] (whose flag is true whenever there is inlining):
+ *
+ *	0x1139: sq at c.c:4              frames[0]: inlined = true
+ *	 (inlined by) main at c.c:10     frames[1]: inlined = false
  */
-LIDIA_API int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
-				    const struct lidia_archive_cb *cb, unsigned *problems);
-LIDIA_API int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
-				     const struct lidia_archive_limits *lim, const struct lidia_archive_cb *cb,
-		     unsigned *problems);
+struct lidia_frame {
+	struct lidia_str function;
+	struct lidia_str file;
+	uint32_t line;	   /* 0 when the file has no line for it */
+	uint32_t depth;	   /* depth of the range this frame came from (see lidia_range_info) */
+	bool inlined;	   /* inlined into frames[i + 1], the next frame: see above */
+};
+
+/*
+ * Look addr up as Pyroscope does (spec section 4), filling lines per
+ * section 5.8. Writes up to cap frames, innermost first, and returns the
+ * number of frames addr has (which may exceed cap: call again with more
+ * room), 0 when nothing covers it, or a negative error for a corrupt entry.
+ */
+LIDIA_API int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr,
+				  struct lidia_frame *frames, size_t cap);
+
+/*
+ * Everything stored for one range, as in the range table. The format allows
+ * a depth up to 2^64-1, which no real inline tree reaches: a depth past
+ * UINT32_MAX (in a file some other writer made) reads as UINT32_MAX, here
+ * and in struct lidia_frame.
+ */
+struct lidia_range_info {
+	uint64_t va;
+	uint64_t length;
+	uint32_t depth;
+	struct lidia_str func;
+	struct lidia_str file;
+	struct lidia_str call_file;
+	uint64_t call_line;
+	uint64_t line_idx;
+	uint64_t line_count;
+};
+
+/* Number of ranges in the file. */
+LIDIA_API size_t lidia_reader_count(const struct lidia_reader *r);
+
+/* Range i (0 <= i < count), in file order. */
+LIDIA_API int lidia_reader_range(const struct lidia_reader *r, size_t i,
+				 struct lidia_range_info *out);
+
+/* Line-table entry i of the whole file. */
+LIDIA_API int lidia_reader_line(const struct lidia_reader *r, uint64_t i, struct lidia_line *out);
+
+/* What the header says, for `lidiagen info`. */
+struct lidia_table_info {
+	uint64_t entry_size; /* width of one field (VA, range field, line field) */
+	uint64_t count;	     /* entries (bytes for the strings table) */
+	uint64_t offset;
+	uint64_t size;	     /* bytes */
+	uint32_t crc;	     /* as stored */
+	bool crc_ok;	     /* computed CRC equals crc */
+};
+
+struct lidia_file_info {
+	uint32_t version;
+	uint64_t file_size;
+	struct lidia_table_info va, ranges, strings, lines;
+};
+
+LIDIA_API int lidia_reader_info(const struct lidia_reader *r, struct lidia_file_info *out);
+
+/*
+ * Check every entry: VAs ascending, each range's strings and line slice in
+ * bounds, line offsets ascending. Returns 0 or the first error found, with
+ * the bad range's index in *bad_index (may be NULL).
+ */
+LIDIA_API int lidia_reader_check(const struct lidia_reader *r, size_t *bad_index);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,7 @@ fi
 
 p=$w/rtree
 cp app1 tree/
-hrun "$p" -r tree -o "$p.d"
+hrun "$p" -v -r tree -o "$p.d"
 if [ "$RC" -eq 0 ] && [ -z "$(errors "$p")" ] && has_key "$p.d" "$ID1"; then
 	ok "hostile: -r over gzip'd, xz'd, bzip2'd and empty gzip'd text (NEWS.gz, hello.1.xz): exit 0, no error line"
 else
@@ -146,7 +146,7 @@ else
 		"exit $RC" "$(first_lines 5 "$p.err")"
 fi
 p=$w/deb
-hrun "$p" nested.deb -o "$p.d"
+hrun "$p" -v nested.deb -o "$p.d"
 if [ "$RC" -eq 0 ] && [ -z "$(errors "$p")" ] && has_key "$p.d" "$ID1" && has_key "$p.d" "$ID3" &&
 	grep -q '<- nested.deb!data.tar.xz!./usr/lib/debug/app3.debug.xz ' "$p.out"; then
 	ok "hostile: a .deb holding gzip'd and xz'd text and an xz'd ELF file: exit 0, no error line, both ELF files converted"

@@ -293,10 +293,10 @@ mt() { find "$1" -type f -printf '%P %T@\n' | sort; }
 before=$(mt "$w/j1")
 p=$w/again
 brun "$p" -r dist -o "$w/j1" -j 2 -v --state "$w/j1.state"
-if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 converted' && [ "$(mt "$w/j1")" = "$before" ]; then
-	ok "incremental: a second run (--state) converts nothing ('0 converted') and touches no output"
+if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 written' && [ "$(mt "$w/j1")" = "$before" ]; then
+	ok "incremental: a second run (--state) writes nothing ('0 written') and touches no output"
 else
-	not_ok "incremental: a second run (--state) converts nothing ('0 converted') and touches no output" "exit $RC" \
+	not_ok "incremental: a second run (--state) writes nothing ('0 written') and touches no output" "exit $RC" \
 		"$(tail -n 1 "$p.err")" "changed: $(diff <(echo "$before") <(mt "$w/j1") | grep -c '^>')"
 fi
 if [ "$(grep -c '^kept ' "$p.out")" -eq "$(echo "$E_CLEAN" | grep -c .)" ]; then
@@ -306,48 +306,55 @@ else
 fi
 p=$w/again-nostate
 brun "$p" -r dist -o "$w/j1" -j 2
-if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 converted' && [ "$(mt "$w/j1")" = "$before" ]; then
-	ok "incremental: without --state too, a second run converts nothing and touches no output"
+if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 written' && [ "$(mt "$w/j1")" = "$before" ]; then
+	ok "incremental: without --state too, a second run writes nothing and touches no output"
 else
-	not_ok "incremental: without --state too, a second run converts nothing and touches no output" "exit $RC" \
+	not_ok "incremental: without --state too, a second run writes nothing and touches no output" "exit $RC" \
 		"$(tail -n 1 "$p.err")" "changed: $(diff <(echo "$before") <(mt "$w/j1") | grep -c '^>')"
 fi
 p=$w/force
 brun "$p" -r dist -o "$w/j1" -j 2 --force --state "$w/j1.state"
 n=$(echo "$E_CLEAN" | grep -c .)
 changed=$(diff <(echo "$before") <(mt "$w/j1") | grep -c '^>')
-if [ "$RC" -eq 0 ] && summary_has "$p" " $n converted" && [ "$changed" -eq "$n" ] &&
+if [ "$RC" -eq 0 ] && summary_has "$p" " 0 written, $n kept" && [ "$changed" -eq 0 ] &&
 	diff -r "$w/j1" "$w/j2" >/dev/null; then
-	ok "incremental: --force rewrites all $n outputs, to the same bytes"
+	ok "incremental: --force reconverts all $n outputs, finds the same bytes, rewrites none"
 else
-	not_ok "incremental: --force rewrites all $n outputs, to the same bytes" "exit $RC" "$(tail -n 1 "$p.err")" \
-		"$changed outputs rewritten"
+	not_ok "incremental: --force reconverts all $n outputs, finds the same bytes, rewrites none" "exit $RC" \
+		"$(tail -n 1 "$p.err")" "$changed outputs rewritten"
 fi
-# A symbols-only output (the stripped .deb alone) is upgraded when the -dbg
-# .deb arrives, and the log says it replaced it.
+# The stripped .deb alone: the executable has no function to give (not
+# written, a warning), the library only .dynsym's (written, a warning); both
+# are upgraded when the -dbg .deb arrives, and the log says which it replaced.
 mkdir -p "$w/up/dist"
 cp dist/debs/batch_1.0_amd64.deb "$w/up/dist/"
 p=$w/up1
 brun "$p" -r "$w/up/dist" -o "$w/up/out" --manifest "$w/up1.jsonl" --state "$w/up.state"
-l4=$(grep -c "\"build_id\":\"$ID4\".*\"lines\":false" "$w/up1.jsonl")
-if [ "$RC" -eq 0 ] && [ "$l4" -eq 1 ] && [ -f "$w/up/out/symbolizer/anonymous/$ID5" ]; then
-	ok "incremental: the stripped .deb alone gives symbols-only outputs"
+l4=$(grep -c "\"build_id\":\"$ID4\",\"status\":\"skipped\",\"reason\":\"nothing to symbolize\"" "$w/up1.jsonl")
+l5=$(grep -c "\"build_id\":\"$ID5\".*\"lines\":false.*\"warning\":\".*(.dynsym)" "$w/up1.jsonl")
+if [ "$RC" -eq 0 ] && [ "$l4" -eq 1 ] && [ "$l5" -eq 1 ] && [ -f "$w/up/out/symbolizer/anonymous/$ID5" ] &&
+	[ ! -e "$w/up/out/symbolizer/anonymous/$ID4" ] &&
+	grep -q "^lidiagen: warning: .*app4: nothing to symbolize.*: give its debug file or --debug-dir$" "$p.err" &&
+	grep -q "^lidiagen: warning: .*libbatch.so.1: only exported symbols.*: give its debug file or --debug-dir$" "$p.err"; then
+	ok "incremental: the stripped .deb alone: no file for the executable, .dynsym only for the library, each warned about"
 else
-	not_ok "incremental: the stripped .deb alone gives symbols-only outputs" "exit $RC" "$(cat "$w/up1.jsonl" 2>&1 | head -3)"
+	not_ok "incremental: the stripped .deb alone: no file for the executable, .dynsym only for the library, each warned about" \
+		"exit $RC" "$(cat "$w/up1.jsonl" 2>&1 | head -3)" "$(cat "$p.err")"
 fi
 cp dist/debs/batch-dbg_1.0_amd64.deb "$w/up/dist/"
 p=$w/up2
-brun "$p" -r "$w/up/dist" -o "$w/up/out" --manifest "$w/up2.jsonl" --state "$w/up.state"
-if [ "$RC" -eq 0 ] && summary_has "$p" ' 2 converted' && grep -F "$ID4" "$p.out" | grep -q 'replaced' &&
-	grep -F "$ID5" "$p.out" | grep -q 'replaced' && grep -q "\"build_id\":\"$ID4\".*\"inlines\":true" "$w/up2.jsonl"; then
-	ok "incremental: adding the -dbg .deb later upgrades both outputs to lines and inlines, and the log says replaced"
+brun "$p" -r "$w/up/dist" -o "$w/up/out" -v --manifest "$w/up2.jsonl" --state "$w/up.state"
+if [ "$RC" -eq 0 ] && summary_has "$p" ' 2 written (1 replaced)' && grep -F "$ID4" "$p.out" | grep -q -v 'replaced' &&
+	grep -F "$ID5" "$p.out" | grep -q 'replaced: it had less' && grep -q "\"build_id\":\"$ID4\".*\"inlines\":true" "$w/up2.jsonl" &&
+	grep -q "\"build_id\":\"$ID5\".*\"status\":\"replaced\".*\"inlines\":true" "$w/up2.jsonl"; then
+	ok "incremental: adding the -dbg .deb later gives both lines and inlines, and the log says which it replaced"
 else
-	not_ok "incremental: adding the -dbg .deb later upgrades both outputs, and the log says replaced" "exit $RC" \
+	not_ok "incremental: adding the -dbg .deb later gives both lines and inlines, and the log says which it replaced" "exit $RC" \
 		"$(cat "$p.out")" "$(tail -n 2 "$p.err")"
 fi
 p=$w/up3
 brun "$p" -r "$w/up/dist" -o "$w/up/out" --state "$w/up.state"
-if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 converted'; then
+if [ "$RC" -eq 0 ] && summary_has "$p" ' 0 written'; then
 	ok "incremental: and the run after that converts nothing"
 else
 	not_ok "incremental: and the run after that converts nothing" "exit $RC" "$(tail -n 1 "$p.err")"

@@ -62,7 +62,7 @@ else
 	not_ok "--version: 'lidiagen X.Y.Z' on stdout, exit 0" "exit $RC" \
 		"stdout: $(first_lines 3 "$w/version.out")" "stderr: $(first_lines 3 "$w/version.err")"
 fi
-for sub in convert lookup info verify; do
+for sub in convert lookup info dump verify; do
 	run "$w/help-$sub" "$L" "$sub" --help
 	if [ "$RC" -eq 0 ] && grep -q "^usage: lidiagen.* $sub\b\|^usage: lidiagen \[$sub\]" "$w/help-$sub.out" &&
 		[ ! -s "$w/help-$sub.err" ]; then
@@ -73,8 +73,10 @@ for sub in convert lookup info verify; do
 	fi
 done
 
-# usage_error WHAT ARGS...: exit 2, usage on stderr, nothing on stdout, and
-# nothing written under $w/u-out.
+# usage_error WHAT ARGS...: exit 2, a short usage error on stderr (at most
+# 3 lines, never the help: "lidiagen: ..." then "Try 'lidiagen ... --help'"),
+# nothing on stdout, and nothing written under $w/u-out. tests/t_usage.sh
+# checks every kind of usage error.
 usage_error() {
 	local what=$1
 	shift
@@ -82,10 +84,11 @@ usage_error() {
 	run "$w/usage" "$@"
 	local written
 	written=$(files_in "$w/u-out")
-	if [ "$RC" -eq 2 ] && grep -qi 'usage' "$w/usage.err" && [ ! -s "$w/usage.out" ] && [ -z "$written" ]; then
-		ok "$what: exit 2, usage on stderr"
+	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$w/usage.err")" -le 3 ] && grep -q '^lidiagen: ' "$w/usage.err" &&
+		grep -q "^Try 'lidiagen.* --help'" "$w/usage.err" && [ ! -s "$w/usage.out" ] && [ -z "$written" ]; then
+		ok "$what: exit 2, a short usage error on stderr"
 	else
-		not_ok "$what: exit 2, usage on stderr" "lidiagen ${*:2}" "exit $RC" \
+		not_ok "$what: exit 2, a short usage error on stderr" "lidiagen ${*:2}" "exit $RC" \
 			"stderr: $(first_lines 4 "$w/usage.err")" "stdout: $(first_lines 2 "$w/usage.out")" \
 			"written: ${written:-nothing}"
 	fi
@@ -273,13 +276,13 @@ ro_check() {
 }
 ro_check
 
-# An output path through a regular file: fails for root too.
+# An output path through a regular file: a usage error before any work, for root too.
 printf 'x' >"$w/plainfile"
 run "$w/through" "$L" "$A" -o "$w/plainfile/out"
-if [ "$RC" -eq 1 ] && grep -q "^lidiagen: .*$w/plainfile/out" "$w/through.err"; then
-	ok "an output directory below a regular file: error naming it, exit 1"
+if [ "$RC" -eq 2 ] && grep -q "^lidiagen: .*$w/plainfile/out" "$w/through.err"; then
+	ok "an output directory below a regular file: usage error naming it, exit 2"
 else
-	not_ok "an output directory below a regular file: error naming it, exit 1" "exit $RC" \
+	not_ok "an output directory below a regular file: usage error naming it, exit 2" "exit $RC" \
 		"stderr: $(first_lines 5 "$w/through.err")"
 fi
 
@@ -402,10 +405,12 @@ else
 	not_ok "lookup of a file that is not lidia: error naming it, exit 1" "exit $RC" \
 		"stderr: $(first_lines 3 "$w/lk-notlidia.err")"
 fi
+# A malformed address is a usage error, found before any lookup.
 run "$w/lk-badaddr" "$L" lookup "$ref" "$main_addr" nonsense
-if [ "$RC" -eq 1 ] && grep -q "nonsense" "$w/lk-badaddr.err" && grep -q "^$main_addr: " "$w/lk-badaddr.out"; then
-	ok "lookup of an invalid address: error naming it, exit 1, the others answered"
+if [ "$RC" -eq 2 ] && grep -q "^lidiagen: invalid address 'nonsense'" "$w/lk-badaddr.err" &&
+	[ ! -s "$w/lk-badaddr.out" ]; then
+	ok "lookup of an invalid address: usage error naming it, exit 2, nothing looked up"
 else
-	not_ok "lookup of an invalid address: error naming it, exit 1, the others answered" "exit $RC" \
+	not_ok "lookup of an invalid address: usage error naming it, exit 2, nothing looked up" "exit $RC" \
 		"stderr: $(first_lines 3 "$w/lk-badaddr.err")" "stdout: $(first_lines 3 "$w/lk-badaddr.out")"
 fi

@@ -28,7 +28,8 @@ files_in() { (cd "$1" 2>/dev/null && find . -type f | sed 's|^\./||' | sort); }
 
 # usage_case WHAT ARG...: `lidiagen tiny ARG...` run in a fresh directory
 # (u/, holding an empty out/ and a file named file) exits 2 with one line
-# naming the problem, and writes nothing anywhere in u/.
+# naming the problem (and the "Try 'lidiagen ... --help'" line of every usage
+# error, tests/t_usage.sh), and writes nothing anywhere in u/.
 usage_case() {
 	local what=$1
 	shift
@@ -36,10 +37,10 @@ usage_case() {
 	(cd "$w/u" && "$L" "$w/tiny" "$@" >"$w/u.out" 2>"$w/u.err" </dev/null)
 	RC=$?
 	local lines written
-	lines=$(wc -l <"$w/u.err")
+	lines=$(grep -vc "^Try 'lidiagen" "$w/u.err")
 	written=$(cd "$w/u" && find . -mindepth 1 | grep -v -x -e ./out -e ./file -e ./fifo)
 	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^lidiagen: ' "$w/u.err" && [ -z "$written" ]; then
-		ok "usage: $what: exit 2, one line: $(cat "$w/u.err")"
+		ok "usage: $what: exit 2, one line: $(head -n 1 "$w/u.err")"
 	else
 		not_ok "usage: $what: exit 2, one line, nothing written" "exit $RC" \
 			"stderr: $(first_lines 5 "$w/u.err")" "written: $written"
@@ -56,6 +57,7 @@ else
 fi
 usage_case "-o FILE (not a directory)" -o file
 usage_case "-o /dev/null" -o /dev/null
+usage_case "-o FILE/ (a file, with a slash)" -o file/
 usage_case "--manifest ''" -o out --manifest ''
 usage_case "--manifest inside the output directory" -o out --manifest out/m.jsonl
 usage_case "--manifest naming a directory" -o out --manifest out
@@ -168,8 +170,8 @@ for cmd in "lookup /dev/zero 0x1000" "info /dev/zero" "verify /dev/zero" "--conf
 	RC=$?
 	want=1
 	case $cmd in --config*) want=2 ;; esac
-	if [ "$RC" -eq "$want" ] && [ "$(wc -l <"$w/dev.err")" -eq 1 ]; then
-		ok "lidiagen $cmd: ends at once, exit $want: $(cat "$w/dev.err")"
+	if [ "$RC" -eq "$want" ] && [ "$(grep -vc "^Try 'lidiagen" "$w/dev.err")" -eq 1 ]; then
+		ok "lidiagen $cmd: ends at once, exit $want: $(head -n 1 "$w/dev.err")"
 	else
 		not_ok "lidiagen $cmd: ends at once, exit $want" "exit $RC (124: timed out)" \
 			"stderr: $(first_lines 3 "$w/dev.err")"

@@ -9,7 +9,9 @@
 # `pyroscope_reader --json FILE ADDR...` equal `lidiagen lookup --json`'s.
 # One example per differing frame chain is shown.
 # Inputs: every golden input that has a GNU build ID, the golden split pair
-# converted together, and the test programs of tests/lib/fixtures.sh.
+# converted together, and the test programs of tests/lib/fixtures.sh. A
+# stripped executable alone has no function to give: no file is written for
+# it (it would hide the profiler's other sources), and a warning says so.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 . "$TESTS_LIB/fixtures.sh"
@@ -25,6 +27,22 @@ check_file() {
 		"$LIDIA_OUT" "$@"
 }
 
+# check_nothing LABEL INPUT: no file, exit 0, and the warning with its fix.
+check_nothing() {
+	local label=$1 dir=$work/$1 files
+	rm -rf "$dir"
+	"$LIDIAGEN" "$2" -o "$dir" >"$dir.out" 2>"$dir.err" </dev/null
+	local rc=$?
+	files=$(find "$dir" -type f 2>/dev/null)
+	if [ "$rc" -eq 0 ] && [ -z "$files" ] &&
+		grep -q '^lidiagen: warning: .*: nothing to symbolize .*: give its debug file or --debug-dir$' "$dir.err"; then
+		ok "writer $label: a stripped executable alone: no file, a warning with its fix"
+	else
+		not_ok "writer $label: a stripped executable alone: no file, a warning with its fix" "exit $rc" \
+			"files: $files" "$(first_lines 5 "$dir.err")"
+	fi
+}
+
 inputs=$GOLDEN/inputs
 no_id=()
 for f in "$inputs"/*; do
@@ -33,7 +51,10 @@ for f in "$inputs"/*; do
 		no_id+=("$(basename "$f")")
 		continue
 	fi
-	check_file "golden-$(basename "$f")" "$f"
+	case $(basename "$f") in
+	c-o2-stripped) check_nothing "golden-$(basename "$f")" "$f" ;;
+	*) check_file "golden-$(basename "$f")" "$f" ;;
+	esac
 done
 [ ${#no_id[@]} -gt 0 ] && note "golden inputs without a GNU build ID (nothing to write): ${no_id[*]}"
 if [ -f "$inputs/c-o2-stripped" ] && [ -f "$inputs/c-o2-g.debug" ]; then
@@ -55,6 +76,7 @@ for v in $FX_VARIANTS_C $FX_VARIANTS_CXX lib-gcc-O2 lib-stripped c-gcc-O2-stripp
 	lib-gcc-O2) check_file "$v" "$FX/liboracle.so" ;;
 	lib-stripped) check_file "$v" "$FX/liboracle-stripped.so" ;;
 	c-split) check_file "$v" "$FX/c-split" "$FX/c-split.debug" ;;
+	c-gcc-O2-stripped) check_nothing "$v" "$FX/$v" ;;
 	*) check_file "$v" "$FX/$v" ;;
 	esac
 done

@@ -32,8 +32,13 @@ static void clean_temps(struct batch *b)
 /* Phase 2 on the groups made: converted, every group done and its line printed. */
 static int convert_groups(struct batch *b, bool *usage)
 {
-	int err = make_groups(b);
+	int err;
 
+	/* Under the lock: the progress line's thread reads the groups. */
+	pthread_mutex_lock(&b->lock);
+	err = make_groups(b);
+	clock_gettime(CLOCK_MONOTONIC, &b->convert_start);
+	pthread_mutex_unlock(&b->lock);
 	if (!err && !strcmp(b->o->out_dir, "-") && b->ngroups - b->skipped_shard != 1) {
 		end_progress(b);
 		error(NULL, "-o - writes one file, but the inputs have %zu build IDs",
@@ -68,14 +73,33 @@ static int write_side_files(struct batch *b, const char *state_path, int err)
 	return err;
 }
 
+/*
+ * The exit code: failures, and with --strict warnings too, and a run that
+ * left no output for any build ID.
+ */
+static int exit_code(const struct batch *b, int err)
+{
+	if (err || b->failed || b->failed_inputs)
+		return EXIT_FAILED;
+	if (b->o->strict && (b->warnings || !(b->converted + b->replaced + b->kept)))
+		return EXIT_FAILED;
+	return EXIT_OK;
+}
+
 static void batch_release(struct batch *b)
 {
 	for (size_t i = 0; i < b->ngroups; i++) {
 		free(b->groups[i].data[0]);
 		free(b->groups[i].data[1]);
 		free(b->groups[i].message);
+		free(b->groups[i].warning);
 	}
 	free(b->groups);
+	for (size_t i = 0; i < b->nfailures; i++) {
+		free(b->failures[i].path);
+		free(b->failures[i].msg);
+	}
+	free(b->failures);
 	state_release(&b->state);
 	pthread_mutex_destroy(&b->lock);
 }
@@ -95,7 +119,8 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	bool to_stdout = !strcmp(o->out_dir, "-"), usage = false;
 	const char *state_path = !to_stdout && !o->no_state ? o->state : NULL;
 	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	int err;
+	struct lidia_log_cb old_log;
+	int err, ret;
 
 	pthread_mutex_init(&b.lock, NULL);
 	state_init(&b.state);
@@ -109,15 +134,20 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 
 	if (!to_stdout)
 		clean_temps(&b);
+	/* The library's warnings are counted, and erase the progress line, like ours. */
+	old_log = lidia_set_log(batch_log, &b);
+	progress_start(&b);
 	identify_inputs(&b, paths, npaths);
 	err = convert_groups(&b, &usage);
 	pool_stop(&b.pool);
-	end_progress(&b);
+	progress_stop(&b);
+	lidia_set_log(old_log.fn, old_log.ctx);
 
 	err = write_side_files(&b, state_path, err);
+	if (!usage && o->strict && !err && !(b.converted + b.replaced + b.kept))
+		error(NULL, "--strict: no build ID was converted or kept");
 	print_summary(&b);
+	ret = usage ? EXIT_USAGE : exit_code(&b, err);
 	batch_release(&b);
-	if (usage)
-		return EXIT_USAGE;
-	return err || b.failed || b.failed_inputs ? EXIT_FAILED : EXIT_OK;
+	return ret;
 }

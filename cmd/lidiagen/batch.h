@@ -32,14 +32,11 @@ struct batch_opts {
 	const char *manifest;	 /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
-	struct lidia_archive_limits limits;
+	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
 	const char *state;	 /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;
+	bool strict; /* warnings fail the run, and so does a run that leaves no output */
 };
-
-#define BATCH_DEFAULT_MAX_MEMBER (4ull << 30)
-#define BATCH_DEFAULT_MAX_TOTAL (64ull << 30)
-#define BATCH_DEFAULT_MAX_DEPTH 4
 
 /* Convert every input path; returns an exit code (EXIT_OK, EXIT_FAILED). */
 int batch_run(const struct batch_opts *opts, char **paths, size_t npaths);

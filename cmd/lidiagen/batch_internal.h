@@ -16,7 +16,7 @@
  *     tree. convert.c converts one group, unless keep.c finds that the output
  *     there already has as much.
  *  4. manifest.c writes the manifest; progress.c prints the progress line,
- *     each group's line in group order, and the summary.
+ *     warnings, each group's line in group order, and the summary.
  *
  * Outputs depend on the parts alone, never on the thread count or the order
  * in which inputs were found: groups and their parts are sorted first.
@@ -24,12 +24,13 @@
  * Threads: the walker (the calling thread) and the pool's workers share one
  * struct batch, and b->lock is its only lock. Under it, and only under it:
  * the state (inputs, parts, outputs: adding may move the arrays), the counts,
- * the groups' status/done/dispatched/data fields and message printing
- * (progress.c). A task carries a copy of what it reads (identify.c's
- * identify_task: path and size); a group's own fields (st, level, out_key,
- * out_size, sha, message) belong to the one worker converting it
- * (convert.c, keep.c). Phase 2 starts after pool_wait, when the parts are
- * fixed.
+ * the groups' status/done/dispatched/data fields, the failed inputs, the
+ * progress line and message printing (progress.c; the library's messages
+ * come there too). A task carries a copy of what it reads (identify.c's
+ * identify_task: path and size); a group's own fields (st, counts, level,
+ * out_key, out_size, sha, message, warning) belong to the one worker
+ * converting it (convert.c, keep.c). Phase 2 starts after pool_wait, when
+ * the parts are fixed.
  */
 #ifndef LIDIAGEN_BATCH_INTERNAL_H
 #define LIDIAGEN_BATCH_INTERNAL_H
@@ -45,26 +46,55 @@
 #include "state.h"
 #include "walk.h"
 
-/* How much an output holds: each level includes the ones below. */
+/* How much an output holds: each level includes the ones below; NONE: no function. */
 enum level { LEVEL_NONE, LEVEL_SYMBOLS, LEVEL_LINES, LEVEL_INLINES };
 
-enum status { ST_PENDING, ST_CONVERTED, ST_KEPT, ST_FAILED, ST_OTHER_SHARD };
+/*
+ * What became of a group. CONVERTED: written where there was no output;
+ * REPLACED: written over one; KEPT: the output there left as it is (it
+ * holds as much, or the same bytes); NOTHING: no function to write.
+ */
+enum status {
+	ST_PENDING,
+	ST_CONVERTED,
+	ST_REPLACED,
+	ST_KEPT,
+	ST_FAILED,
+	ST_OTHER_SHARD,
+	ST_NOTHING,
+};
+
+/* What a lidia file holds, as `lidiagen info` counts it (counts_read). */
+struct counts {
+	size_t functions;     /* ranges of depth 0 */
+	size_t inline_ranges; /* ranges of depth > 0 */
+	size_t line_rows;     /* the rows of the file's line table */
+};
+
+/* The warnings' fixes, one line each, said wherever the warning is. */
+#define FIX_NO_KEY "link with -Wl,--build-id or use --fallback-key"
+#define FIX_NO_SYMBOLS "give its debug file or --debug-dir"
 
 struct group {
 	const char *key;
 	size_t first, n;      /* its parts: parts[first .. first + n) */
 	ssize_t main, bin;    /* the images read, indexes into parts, -1: none */
 	enum level predicted; /* at most what main and bin give */
+	bool poor;	      /* no image has .symtab, DWARF or Go: .dynsym at most */
+	int known_level;      /* what its unchanged inputs gave last run (state), -1: unknown */
+	bool known_dynsym;    /* and whether .dynsym alone gave it */
 	enum status status;
 	bool done;	 /* converted, kept or failed: its lines may be printed */
 	bool dispatched; /* handed to the pool (under the batch lock once threads run) */
 	char out_key[512];
-	struct lidia_extract_stats st; /* of the output: converted, or kept */
+	struct lidia_extract_stats st; /* what extraction gave */
+	struct counts counts;	       /* of the output in the tree: written, or kept */
 	enum level level;
 	uint64_t out_size;
 	char sha[65];
-	char *message; /* what to print for it, in group order */
+	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
+	char *warning; /* a warning about it, printed before its message */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 };
@@ -79,10 +109,24 @@ struct batch {
 	size_t next_print;
 	struct pool pool;
 	/* counts for the progress line and the summary */
-	size_t files, elves, no_key, failed_inputs, converted, kept, failed, skipped_shard;
-	uint64_t bytes;
-	bool tty;
-	struct timespec last_progress;
+	size_t files, elves, failed_inputs;
+	size_t skipped[SKIP_REASONS]; /* ELF images passed over, by reason */
+	size_t converted, replaced, kept, failed, nothing, skipped_shard, groups_done;
+	size_t warnings; /* --strict: each one a failure */
+	uint64_t bytes;	 /* of the inputs read */
+	/* inputs that failed (path, message), for the manifest */
+	struct failed_input {
+		char *path, *msg;
+	} *failures;
+	size_t nfailures, cap_failures;
+	/* the progress line (progress.c) */
+	bool tty, drawn, ticking, stop_ticking;
+	pthread_t ticker;
+	pthread_cond_t tick;
+	struct timespec start, convert_start, last_progress;
+	size_t keys_seen, cap_keys; /* distinct keys found so far: hashes in keys */
+	uint64_t *keys;
+	char current[256]; /* the end of the path of the input read last */
 };
 
 /* ---- identify.c: phase 1 ---- */
@@ -109,8 +153,9 @@ void convert_group(struct batch *b, struct group *g);
 
 /* What an output already in the tree holds. */
 struct existing {
-	enum level level; /* LEVEL_NONE: no readable output */
-	struct lidia_extract_stats st;
+	bool valid;	  /* a lidia file whose CRCs hold */
+	enum level level; /* LEVEL_NONE: no readable output, or no function in it */
+	struct counts counts;
 	uint64_t size;
 	char sha[65]; /* only when asked for */
 };
@@ -118,8 +163,12 @@ struct existing {
 /* What the output at path holds (LEVEL_NONE when missing); its sha256 too when want_sha. */
 void existing_read(const char *path, bool want_sha, struct existing *ex);
 
-/* The level extraction statistics give. */
+/* A lidia file's counts, as `lidiagen info` counts them. */
+void counts_read(const struct lidia_reader *r, struct counts *c);
+
+/* The level extraction statistics give, and the level a file's counts show. */
 enum level stats_level(const struct lidia_extract_stats *st);
+enum level counts_level(const struct counts *c);
 
 /* The decision: an output holding at least what the inputs give is kept. */
 bool keep_enough(enum level existing, enum level inputs);
@@ -131,30 +180,76 @@ bool keep_enough(enum level existing, enum level inputs);
  */
 bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex, bool extracted);
 
+/* Whether settle_unread() settles the group (it may stay unread: schedule.c). */
+bool settles_unread(const struct batch *b, const struct group *g, const struct existing *ex);
+
+/*
+ * Before reading: settle the group by what the tree and the state know
+ * (kept, or nothing to symbolize, as last run). A poor group (.dynsym at
+ * best) whose inputs the state does not know is always read: what it gives
+ * decides its warning.
+ */
+bool settle_unread(struct batch *b, struct group *g, const struct existing *ex);
+
+/* Settle a group its inputs give no function for: nothing written, a warning. */
+void settle_nothing(struct batch *b, struct group *g);
+
+/* The warning of a group whose output holds .dynsym's symbols only (when it does). */
+void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only);
+
 /* ---- manifest.c ---- */
 
-/* Write the manifest (batch_opts.manifest): a JSON line per converted or kept group. */
+/*
+ * Write the manifest (batch_opts.manifest): a JSON line per build ID (its
+ * status, and for an output its inputs, holds, counts, size and sha256),
+ * then one per ELF image passed over and one per input that failed.
+ */
 int write_manifest(struct batch *b);
 
 /* ---- progress.c: everything the batch prints ---- */
 
-/* The progress line on a terminal, at most every 100 ms unless force (under the lock). */
-void progress(struct batch *b, bool force);
+/*
+ * The progress line, on a terminal and without -q: build IDs done of those
+ * known, percentage, MiB/s, ETA and the input read last, cut to the
+ * terminal's width; drawn at most every 100 ms (under the lock).
+ */
+void progress(struct batch *b);
 
-/* Clear the progress line before another line is printed (under the lock). */
+/* Erase the progress line before another line is printed (under the lock). */
 void end_progress(struct batch *b);
 
-/* An input problem: one line naming it, counted; the batch goes on (takes the lock). */
+/* Start and stop the thread that redraws the line while nothing else happens. */
+void progress_start(struct batch *b);
+void progress_stop(struct batch *b);
+
+/* Note a key found (for "of the total known so far") and the input read now (under the lock). */
+void progress_key(struct batch *b, const char *key);
+void progress_input(struct batch *b, const char *path);
+
+/* An input problem: one line naming it, counted, remembered; the batch goes on (takes the lock). */
 void input_problem(void *ctx, const char *path, const char *msg);
 
-/* Set the group's line, printed in group order once it is done. */
+/*
+ * A warning about what: one line with its fix, counted; with --strict a
+ * failure, printed as an error even with -q (under the lock).
+ */
+void batch_warning(struct batch *b, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The library's messages, printed like the batch's own (lidia_set_log; takes the lock). */
+void batch_log(enum lidia_log_level level, const char *msg, void *ctx);
+
+/* Set the group's line (-v, or an error), printed in group order once it is done. */
 void group_message(struct group *g, bool is_error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Set the group's warning, printed (and counted) in group order once it is done. */
+void group_warning(struct group *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print the lines of the groups done, in group order (under the lock). */
 void print_done(struct batch *b);
 
-/* The last line: the counts of the run. */
+/* The last line: the counts of the run (even with -q). */
 void print_summary(struct batch *b);
 
 #endif

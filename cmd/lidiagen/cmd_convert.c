@@ -128,6 +128,9 @@ static int check_write_paths(const struct batch_opts *o, char *err, size_t err_s
 		if (!realpath(o->out_dir, out_real))
 			return BAD("-o: '%s': %s", o->out_dir, strerror(errno));
 		have_out = true;
+	} else if (errno != ENOENT) {
+		/* "out/" naming a file fails with ENOTDIR: no directory can be made there. */
+		return BAD("-o: '%s': %s", o->out_dir, strerror(errno));
 	}
 	if (o->manifest && check_side_file("manifest", o->manifest, have_out ? out_real : NULL,
 					   err, err_size))
@@ -194,13 +197,11 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
 	int opt;
 
 	make_getopt_tables();
-	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt("convert", argc, argv, shortopts, longopts)) != -1) {
 		const struct opt_def *d = opt_row(opt);
 
-		if (!d) {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
+		if (!d)
+			return EXIT_USAGE; /* cli_getopt() said why */
 		if (d->short_name == 'h') {
 			usage(stdout);
 			return EXIT_OK;
@@ -208,10 +209,8 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
 		if (!d->set)
 			continue; /* --config: read before */
 		if (option_apply(o, d, d->kind == OPT_FLAG ? "true" : optarg, &seen, err,
-				 sizeof(err))) {
-			error(NULL, "--%s", err);
-			return EXIT_USAGE;
-		}
+				 sizeof(err)))
+			return usage_error("convert", "--%s", err);
 	}
 	return -1;
 }
@@ -225,25 +224,18 @@ int cmd_convert(int argc, char **argv)
 
 	options_defaults(&o);
 	config = find_config(argc, argv);
-	if (config && config_load(&o, config, err, sizeof(err))) {
-		error(NULL, "%s", err);
-		return EXIT_USAGE;
-	}
+	if (config && config_load(&o, config, err, sizeof(err)))
+		return usage_error("convert", "%s", err);
 	if ((ret = parse_args(&o, argc, argv)) >= 0)
 		return ret;
-	if (options_check(&o, err, sizeof(err))) {
-		error(NULL, "%s", err);
-		return EXIT_USAGE;
-	}
-	if (optind >= argc || !o.out_dir) {
-		error(NULL, "%s", optind >= argc ? "no input given" : "no output directory (-o DIR)");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (check_write_paths(&o, err, sizeof(err))) {
-		error(NULL, "%s", err);
-		return EXIT_USAGE;
-	}
+	if (options_check(&o, err, sizeof(err)))
+		return usage_error("convert", "%s", err);
+	if (optind >= argc)
+		return usage_error("convert", "no input given");
+	if (!o.out_dir)
+		return usage_error("convert", "no output directory (-o DIR)");
+	if (check_write_paths(&o, err, sizeof(err)))
+		return usage_error("convert", "%s", err);
 	install_log();
 	guard_install();
 	return batch_run(&o, argv + optind, (size_t)(argc - optind));

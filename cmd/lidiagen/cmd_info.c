@@ -6,10 +6,30 @@
 
 #include "cli.h"
 
-static const char info_usage[] = "usage: lidiagen info FILE.lidia...\n"
-				 "\n"
-				 "Print each file's header: table widths, counts, offsets, sizes\n"
-				 "and CRC status, and the number of functions and inline ranges.\n";
+static const char info_usage[] =
+	"usage: lidiagen info FILE.lidia...\n"
+	"\n"
+	"Print each file's header: table widths, counts, offsets, sizes and CRC\n"
+	"status; what it holds (symbols, lines, inline frames) and how much, counted\n"
+	"as the manifest counts: functions (ranges of depth 0), inline ranges (depth\n"
+	"> 0), line rows (entries of the line table). Whether a file came from Go is\n"
+	"not recorded in it. Exit status 1 when a file is invalid.\n"
+	"\n"
+	"  -h, --help    show this help\n";
+
+/*
+ * What a file holds, by the counts below (counted as keep.c counts an
+ * output for the manifest): lines only when it has line rows.
+ */
+static void holds(size_t functions, size_t inlines, uint64_t line_rows)
+{
+	printf("  holds    ");
+	if (!functions && !inlines)
+		printf("nothing");
+	else
+		printf("symbols%s%s", line_rows ? ", lines" : "", inlines ? ", inline frames" : "");
+	printf("\n");
+}
 
 static void table(const char *name, const char *width_name, const struct lidia_table_info *t)
 {
@@ -47,6 +67,7 @@ static int info_one(const char *path)
 	table("ranges", "field size", &fi.ranges);
 	table("strings", "width", &fi.strings);
 	table("lines", "field size", &fi.lines);
+	holds(functions, inlines, fi.lines.count);
 	printf("  content  %zu functions (depth 0), %zu inline ranges, %" PRIu64 " line rows\n",
 	       functions, inlines, fi.lines.count);
 	printf("  check    %s", err ? lidia_strerror(err) : "ok");
@@ -68,20 +89,15 @@ int cmd_info(int argc, char **argv)
 	bool failed = false;
 	int opt;
 
-	opterr = 0; /* unknown_option() says it */
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt("info", argc, argv, "h", longopts)) != -1) {
 		if (opt == 'h') {
 			fputs(info_usage, stdout);
 			return EXIT_OK;
 		}
-		unknown_option(argv);
-		fputs(info_usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (optind >= argc) {
-		fputs(info_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("info", "no lidia file given");
 	for (int i = optind; i < argc; i++)
 		failed |= info_one(argv[i]) < 0;
 	return failed ? EXIT_FAILED : EXIT_OK;

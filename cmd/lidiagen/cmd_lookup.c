@@ -11,14 +11,33 @@
 #include "json.h"
 
 static const char lookup_usage[] =
-	"usage: lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
+	"usage: lidiagen lookup [--json] [--no-crc] FILE.lidia [ADDR...]\n"
 	"\n"
-	"Print the frames of each address (hex, 0x optional), innermost first;\n"
-	"without ADDR, read addresses one per line from stdin.\n"
+	"Print the frames of each address, innermost first; without ADDR, read\n"
+	"addresses one per line from stdin.\n"
 	"\n"
 	"  --json        one JSON object per address (JSON Lines)\n"
 	"  --no-crc      do not check the file's CRCs\n"
-	"  -h, --help    show this help\n";
+	"  -h, --help    show this help\n"
+	"\n"
+	"ADDR is hexadecimal (0x optional): a virtual address of the ELF file the\n"
+	"lidia file was made from, as its symbol table and nm give them; not a PC\n"
+	"of a running process. For a PC, take the line of /proc/PID/maps that maps\n"
+	"the file and holds the PC (START-END PERMS OFFSET ...), and the PT_LOAD\n"
+	"segment of the file whose file range holds PC - START + OFFSET (readelf -lW\n"
+	"FILE: its Offset and VirtAddr):\n"
+	"  ADDR = PC - START + OFFSET - (Offset - VirtAddr)\n"
+	"For a typical PIE or shared library, Offset == VirtAddr and ADDR = PC - load\n"
+	"base (the START of the file's mapping at OFFSET 0); for a non-PIE\n"
+	"executable, ADDR = PC. Example: PC 0x55eab3cf8090 in\n"
+	"  55eab3cf7000-55eab3cf8000 r--p 00000000 fe:00 10986305  /usr/bin/app\n"
+	"  55eab3cf8000-55eab3cf9000 r-xp 00001000 fe:00 10986305  /usr/bin/app\n"
+	"with the segment  LOAD 0x001000 0x0000000000001000 ... R E:\n"
+	"  ADDR = 0x55eab3cf8090 - 0x55eab3cf8000 + 0x1000 - (0x1000 - 0x1000) = 0x1090\n"
+	"       = 0x55eab3cf8090 - 0x55eab3cf7000 (the load base)\n"
+	"\n"
+	"An ADDR that is not hexadecimal is a usage error (exit 2): on the command\n"
+	"line, before any lookup; from stdin, once the other lines are answered.\n";
 
 #define MAX_FRAMES 256
 
@@ -70,17 +89,12 @@ static void print_json(uint64_t addr, const struct lidia_frame *f, int n)
 	printf("]}\n");
 }
 
-static int lookup_one(const struct lidia_reader *r, const char *path, const char *arg, bool json)
+/* Look one address up; -1 when the file fails on it (a corrupt entry). */
+static int lookup_one(const struct lidia_reader *r, const char *path, uint64_t addr, bool json)
 {
 	struct lidia_frame frames[MAX_FRAMES];
-	uint64_t addr;
-	int n;
+	int n = lidia_reader_lookup(r, addr, frames, MAX_FRAMES);
 
-	if (!parse_addr(arg, &addr)) {
-		error(NULL, "invalid address '%s'", arg);
-		return -1;
-	}
-	n = lidia_reader_lookup(r, addr, frames, MAX_FRAMES);
 	if (n < 0) {
 		error(path, "0x%" PRIx64 ": %s", addr, lidia_strerror(n));
 		return -1;
@@ -94,6 +108,35 @@ static int lookup_one(const struct lidia_reader *r, const char *path, const char
 	return 0;
 }
 
+/*
+ * Addresses from stdin, answered as they come (for use through a pipe). A
+ * line that is no address is said at once and passed over; it makes the exit
+ * status a usage error's once all lines are answered.
+ */
+static int lookup_stdin(const struct lidia_reader *r, const char *path, bool json)
+{
+	char line[256];
+	unsigned long lineno = 0;
+	bool failed = false, bad_addr = false;
+	uint64_t addr;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		if (!parse_addr(line, &addr)) {
+			error(NULL, "stdin:%lu: invalid address '%s' (hexadecimal, 0x optional)",
+			      lineno, line);
+			bad_addr = true;
+			continue;
+		}
+		failed |= lookup_one(r, path, addr, json) < 0;
+		fflush(stdout);
+	}
+	return bad_addr ? EXIT_USAGE : failed ? EXIT_FAILED : EXIT_OK;
+}
+
 int cmd_lookup(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -102,55 +145,51 @@ int cmd_lookup(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct lidia_reader_opts ropts = LIDIA_READER_OPTS(.check_crc = true);
 	struct lidia_reader *r;
-	bool json = false, failed = false;
+	bool json = false, check_crc = true, failed = false;
 	const char *path;
-	int opt, err;
+	uint64_t addr;
+	int opt, err, ret;
 
-	opterr = 0; /* unknown_option() says it */
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt("lookup", argc, argv, "h", longopts)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
 			break;
 		case 'C':
-			ropts.check_crc = false;
+			check_crc = false;
 			break;
 		case 'h':
 			fputs(lookup_usage, stdout);
 			return EXIT_OK;
 		default:
-			unknown_option(argv);
-			fputs(lookup_usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		error(NULL, "no lidia file given");
-		fputs(lookup_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("lookup", "no lidia file given");
 	path = argv[optind++];
-	err = lidia_reader_open(&r, path, &ropts);
+	/* Every address is checked before any work, as every usage error is. */
+	for (int i = optind; i < argc; i++)
+		if (!parse_addr(argv[i], &addr))
+			return usage_error("lookup",
+					   "invalid address '%s' (hexadecimal, 0x optional: an "
+					   "ELF virtual address of the file)",
+					   argv[i]);
+	err = open_reader(&r, path, check_crc);
 	if (err) {
 		error(path, "%s", lidia_strerror(err));
 		return EXIT_FAILED;
 	}
 	if (optind < argc) {
-		for (int i = optind; i < argc; i++)
-			failed |= lookup_one(r, path, argv[i], json) < 0;
-	} else {
-		char line[256];
-
-		while (fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, "\r\n")] = '\0';
-			if (!line[0])
-				continue;
-			failed |= lookup_one(r, path, line, json) < 0;
-			fflush(stdout); /* answer each line at once, for use through a pipe */
+		for (int i = optind; i < argc; i++) {
+			parse_addr(argv[i], &addr);
+			failed |= lookup_one(r, path, addr, json) < 0;
 		}
+		ret = failed ? EXIT_FAILED : EXIT_OK;
+	} else {
+		ret = lookup_stdin(r, path, json);
 	}
 	lidia_reader_close(r);
-	return failed ? EXIT_FAILED : EXIT_OK;
+	return ret;
 }

@@ -16,7 +16,11 @@ static const char verify_usage[] =
 	"Check every lidia file named, and every file under each directory named:\n"
 	"header, table bounds, CRC32C of every table, each range's strings and lines.\n"
 	"Temporary files of an unfinished write (.*.tmp.*) are passed over.\n"
-	"Exit status 1 when any file is invalid, naming it.\n";
+	"Exit status 1 when any file is invalid, naming it.\n"
+	"\n"
+	"  -q, --quiet   print errors only\n"
+	"  -v, --verbose also print each good file\n"
+	"  -h, --help    show this help\n";
 
 struct verify {
 	size_t ok, bad;
@@ -27,7 +31,7 @@ static void verify_file(void *ctx, const char *path, bool explicit)
 	struct verify *v = ctx;
 	struct lidia_reader *r;
 	size_t bad;
-	int err = lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true));
+	int err = open_reader(&r, path, true);
 
 	(void)explicit;
 	if (!err) {
@@ -71,8 +75,7 @@ int cmd_verify(int argc, char **argv)
 	struct verify v = { 0 };
 	int opt;
 
-	opterr = 0; /* unknown_option() says it */
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt("verify", argc, argv, "qvh", longopts)) != -1) {
 		switch (opt) {
 		case 'q':
 			verbosity = 0;
@@ -84,15 +87,11 @@ int cmd_verify(int argc, char **argv)
 			fputs(verify_usage, stdout);
 			return EXIT_OK;
 		default:
-			unknown_option(argv);
-			fputs(verify_usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		fputs(verify_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("verify", "no path given");
 	walk_paths(&walk, argv + optind, (size_t)(argc - optind), verify_file, verify_problem, &v);
 	if (verbosity >= 1)
 		printf("%zu ok, %zu invalid\n", v.ok, v.bad);

@@ -55,8 +55,17 @@ static void pick_images(const struct state *s, struct group *g)
 		g->bin = -1;
 }
 
-/* What the images will give, at most: the prediction keep.c weighs an existing output by. */
-static enum level predict(const struct batch *b, const struct group *g)
+/* Whether an image gives more than .dynsym's symbols for certain. */
+static bool rich(const struct state_part *p)
+{
+	return p->info.has_symtab || p->info.has_dwarf || p->info.has_go;
+}
+
+/*
+ * What the images will give, at most: the prediction keep.c weighs an
+ * existing output by; and what they gave last time, if the state knows.
+ */
+static void predict(const struct batch *b, struct group *g)
 {
 	const struct state *s = &b->state;
 	enum level l = predicted_level(b->o, &s->parts[g->main]);
@@ -70,7 +79,10 @@ static enum level predict(const struct batch *b, const struct group *g)
 		unchanged &= s->inputs[s->parts[k].input].from_state;
 	if (unchanged && last > 0 && last < (int)l)
 		l = (enum level)last;
-	return l;
+	g->predicted = l;
+	g->poor = !rich(&s->parts[g->main]) && (g->bin < 0 || !rich(&s->parts[g->bin]));
+	g->known_level = unchanged ? last : -1;
+	g->known_dynsym = unchanged && state_output_dynsym_only(s->saved, g->key);
 }
 
 int make_groups(struct batch *b)
@@ -95,7 +107,7 @@ int make_groups(struct batch *b)
 		g->first = i;
 		g->n = j - i;
 		pick_images(s, g);
-		g->predicted = predict(b, g);
+		predict(b, g);
 		if (!shard_of(b->o, g->key)) {
 			g->status = ST_OTHER_SHARD;
 			g->done = true;

@@ -95,11 +95,69 @@ static void read_part(void *arg)
 	lidia_elf_close(e);
 }
 
+/*
+ * An ELF image passed over: counted, and said, each run the same (from the
+ * state too): a warning with its fix when it lacks a usable key, a line
+ * with -v when it is no program (under the lock).
+ */
+static void say_skipped(struct batch *b, const struct state_skip *k)
+{
+	b->skipped[k->reason]++;
+	switch (k->reason) {
+	case SKIP_NO_KEY:
+		if (k->go)
+			batch_warning(b, k->path,
+				      "no GNU build ID (a Go binary), skipped: build with "
+				      "-ldflags=-B=gobuildid or use --fallback-key go");
+		else
+			batch_warning(b, k->path, "no GNU build ID, skipped: " FIX_NO_KEY);
+		break;
+	case SKIP_SHORT_KEY:
+		batch_warning(b, k->path,
+			      "build ID '%.32s' is too short to be a key (under %d bytes), "
+			      "skipped: " FIX_NO_KEY,
+			      k->key, LIDIA_BUILD_ID_MIN);
+		break;
+	default:
+		if (verbosity >= 2) {
+			end_progress(b);
+			fprintf(stderr, "lidiagen: %s: %s, skipped\n", k->path,
+				k->reason == SKIP_NOT_LINKED
+					? "not linked (a relocatable object)"
+					: "neither an executable nor a shared object");
+		}
+	}
+}
+
+/* Why an image of a type lidia files are not for is passed over: .o, or another (a core dump). */
+static enum skip_reason type_reason(const char *path, const unsigned char *data, size_t size)
+{
+	unsigned char h[18];
+	unsigned type;
+	int fd;
+
+	if (data && size >= sizeof(h)) {
+		memcpy(h, data, sizeof(h));
+	} else if (data || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		return SKIP_NOT_PROGRAM;
+	} else {
+		ssize_t n = pread(fd, h, sizeof(h), 0);
+
+		close(fd);
+		if (n != (ssize_t)sizeof(h))
+			return SKIP_NOT_PROGRAM;
+	}
+	/* e_type, in the byte order of e_ident[EI_DATA] (2: big-endian). */
+	type = h[5] == 2 ? (unsigned)h[16] << 8 | h[17] : (unsigned)h[17] << 8 | h[16];
+	return type == 1 /* ET_REL */ ? SKIP_NOT_LINKED : SKIP_NOT_PROGRAM;
+}
+
 /* Record one ELF image found at path (a file, or a member of the input file). */
 static void add_part(struct batch *b, size_t input, const char *path, const char *member,
 		     void *data, size_t size)
 {
 	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
+	enum skip_reason why = 0;
 
 	if (guard_run(read_part, &pr)) {
 		input_problem(b, path, "changed while being read (truncated by another process?)");
@@ -107,35 +165,31 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	}
 	if (pr.err == LIDIA_E_ELF_TYPE) {
 		/* Object files and core dumps: not what symbol files are for. */
-		if (verbosity >= 2) {
-			pthread_mutex_lock(&b->lock);
-			fprintf(stderr, "lidiagen: %s: %s, skipped\n", path,
-				lidia_strerror(pr.err));
-			pthread_mutex_unlock(&b->lock);
-		}
-		return;
-	}
-	if (pr.err) {
+		why = type_reason(path, data, size);
+	} else if (pr.err) {
 		input_problem(b, path, lidia_strerror(pr.err));
 		return;
+	} else if (!pr.has_key) {
+		why = SKIP_NO_KEY;
+	} else if (!lidia_store_build_id_valid(pr.key)) {
+		why = SKIP_SHORT_KEY;
 	}
 
 	pthread_mutex_lock(&b->lock);
 	b->elves++;
-	if (!pr.has_key) {
-		b->no_key++;
-		end_progress(b);
-		warning(path, "no GNU build ID, skipped%s",
-			pr.info.go_build_id[0] ? " (a Go binary: see --fallback-key)" : "");
-	} else if (!lidia_build_id_valid(pr.key)) {
-		b->no_key++;
-		end_progress(b);
-		warning(path, "build ID '%.32s' is too short to be a key (under %d bytes), skipped",
-			pr.key, LIDIA_BUILD_ID_MIN);
+	if (why) {
+		struct state_skip k = { .path = (char *)path,
+					.reason = why,
+					.go = pr.info.go_build_id[0] != '\0' };
+
+		snprintf(k.key, sizeof(k.key), "%s", why == SKIP_SHORT_KEY ? pr.key : "");
+		state_add_skip(&b->state, input, path, why, k.key, k.go);
+		say_skipped(b, &k);
 	} else {
 		state_add_part(&b->state, input, path, member, pr.key, &pr.info, size);
+		progress_key(b, pr.key);
 	}
-	progress(b, false);
+	progress_input(b, path);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -195,12 +249,15 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 	}
 	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
 		struct member_ctx m = { b, t->input };
-		struct lidia_archive_cb cb = { .elf = identify_member,
-					       .want = want_member,
-					       .problem = member_problem,
-					       .ctx = &m };
+		struct lidia_archive_opts ao = b->o->archive;
 		unsigned problems = 0;
-		int err = lidia_archive_walk_fd(fd, t->path, &b->o->limits, &cb, &problems);
+		int err;
+
+		ao.elf = identify_member;
+		ao.want = want_member;
+		ao.problem = member_problem;
+		ao.ctx = &m;
+		err = lidia_archive_walk_fd(fd, t->path, &ao, &problems);
 
 		if (err == LIDIA_E_NOT_ELF) {
 			/* Compressed, but neither an archive nor ELF inside: as below. */
@@ -225,6 +282,9 @@ static void identify_input(void *arg)
 	enum input_kind kind = INPUT_UNKNOWN;
 	int fd;
 
+	pthread_mutex_lock(&b->lock);
+	progress_input(b, t->path);
+	pthread_mutex_unlock(&b->lock);
 	fd = open(t->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		input_problem(b, t->path, strerror(errno));
@@ -236,7 +296,7 @@ static void identify_input(void *arg)
 	b->state.inputs[t->input].kind = kind;
 	b->files++;
 	b->bytes += t->size;
-	progress(b, false);
+	progress(b);
 	pthread_mutex_unlock(&b->lock);
 	free(t);
 }
@@ -256,9 +316,15 @@ static void found_file(void *ctx, const char *path, bool explicit)
 			      (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
 	known = idx >= 0 && b->state.inputs[idx].from_state;
 	if (known) {
-		/* Unchanged since the last run: its parts are known already. */
+		/* Unchanged since the last run: its parts and what was passed over are known. */
+		const struct state_input *in = &b->state.inputs[idx];
+
 		b->files++;
-		progress(b, false);
+		for (size_t k = in->part0; k < in->part0 + in->nparts; k++)
+			progress_key(b, b->state.parts[k].key);
+		for (size_t k = in->skip0; k < in->skip0 + in->nskips; k++)
+			say_skipped(b, &b->state.skips[k]);
+		progress(b);
 	}
 	pthread_mutex_unlock(&b->lock);
 	if (idx == STATE_DUPLICATE || known)
@@ -287,5 +353,5 @@ void identify_inputs(struct batch *b, char **paths, size_t npaths)
 	walk_paths(&b->walk, paths, npaths, found_file, walk_problem, b);
 	pool_wait(&b->pool);
 	/* Every ELF image: those read now, and those the state knew. */
-	b->elves = b->state.nparts + b->no_key;
+	b->elves = b->state.nparts + b->state.nskips;
 }

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Keep or replace (batch_internal.h): an output already in the tree that
- * holds at least what the inputs give (symbols < lines < inline frames) is
- * kept, untouched; --force rewrites. Decided here only, for convert.c
- * (before reading the images, by their prediction, and after, by what they
- * gave) and for schedule.c (whether an archive must be streamed at all).
+ * holds at least what the inputs give (symbols < lines < inline frames;
+ * equal is enough) is kept, untouched; --force reconverts. Decided here
+ * only, for convert.c (before reading the images, by their prediction and
+ * the state, and after, by what they gave) and for schedule.c (whether an
+ * archive must be streamed at all). convert.c also keeps an output whose
+ * bytes are those it would write. The warnings about what inputs give
+ * (.dynsym only, nothing) are decided here too, for kept outputs as for
+ * written ones, so that every run over the same inputs says the same.
  */
 #include <pthread.h>
 #include <string.h>
@@ -15,28 +19,43 @@
 static const char *const level_names[] = { "nothing", "symbols", "symbols+lines",
 					   "symbols+lines+inlines" };
 
-void existing_read(const char *path, bool want_sha, struct existing *ex)
+void counts_read(const struct lidia_reader *r, struct counts *c)
 {
-	struct lidia_reader *r;
 	struct lidia_file_info fi;
 
-	memset(ex, 0, sizeof(*ex));
-	ex->level = LEVEL_NONE;
-	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
-		return;
+	memset(c, 0, sizeof(*c));
 	lidia_reader_info(r, &fi);
-	ex->st.line_rows = fi.lines.count;
+	c->line_rows = (size_t)fi.lines.count;
 	for (size_t i = 0; i < lidia_reader_count(r); i++) {
 		struct lidia_range_info ri;
 
 		if (lidia_reader_range(r, i, &ri))
 			continue;
 		if (ri.depth)
-			ex->st.inline_ranges++;
+			c->inline_ranges++;
 		else
-			ex->st.functions++;
+			c->functions++;
 	}
-	ex->level = stats_level(&ex->st);
+}
+
+void existing_read(const char *path, bool want_sha, struct existing *ex)
+{
+	struct lidia_reader *r;
+	struct lidia_reader_opts ro;
+	struct lidia_file_info fi;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->level = LEVEL_NONE;
+	/* Zeroed whole, padding too: the library refuses non-zero bytes past its fields. */
+	memset(&ro, 0, sizeof(ro));
+	ro.sz = sizeof(ro);
+	ro.check_crc = true;
+	if (lidia_reader_open(&r, path, &ro))
+		return;
+	lidia_reader_info(r, &fi);
+	counts_read(r, &ex->counts);
+	ex->valid = true;
+	ex->level = counts_level(&ex->counts);
 	ex->size = fi.file_size;
 	lidia_reader_close(r);
 	if (want_sha)
@@ -48,9 +67,54 @@ enum level stats_level(const struct lidia_extract_stats *st)
 	return st->inline_ranges ? LEVEL_INLINES : st->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
 }
 
+enum level counts_level(const struct counts *c)
+{
+	if (!c->functions && !c->inline_ranges)
+		return LEVEL_NONE; /* holds nothing: never enough */
+	return c->inline_ranges ? LEVEL_INLINES : c->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
+}
+
 bool keep_enough(enum level existing, enum level inputs)
 {
 	return existing != LEVEL_NONE && existing >= inputs;
+}
+
+void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only)
+{
+	/* An output with more than symbols came from better inputs: nothing to fix. */
+	if (dynsym_only && g->level <= LEVEL_SYMBOLS)
+		group_warning(g,
+			      "%s: only exported symbols (.dynsym) to symbolize with: " FIX_NO_SYMBOLS,
+			      b->state.parts[g->main].path);
+}
+
+void settle_nothing(struct batch *b, struct group *g)
+{
+	g->status = ST_NOTHING;
+	pthread_mutex_lock(&b->lock);
+	state_set_output(&b->state, g->key, LEVEL_NONE, false);
+	pthread_mutex_unlock(&b->lock);
+	group_warning(g, "%s: nothing to symbolize (no function), not written: " FIX_NO_SYMBOLS,
+		      b->state.parts[g->main].path);
+}
+
+bool settles_unread(const struct batch *b, const struct group *g, const struct existing *ex)
+{
+	if (b->o->force || (g->poor && g->known_level < 0))
+		return false;
+	return (g->known_level == LEVEL_NONE && ex->level == LEVEL_NONE) ||
+	       keep_enough(ex->level, g->predicted);
+}
+
+bool settle_unread(struct batch *b, struct group *g, const struct existing *ex)
+{
+	if (!settles_unread(b, g, ex))
+		return false;
+	if (g->known_level == LEVEL_NONE && ex->level == LEVEL_NONE) {
+		settle_nothing(b, g);
+		return true;
+	}
+	return keep_if_enough(b, g, ex, false);
 }
 
 bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex, bool extracted)
@@ -61,13 +125,13 @@ bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex,
 	if (!keep_enough(ex->level, inputs))
 		return false;
 	/* Remember what the inputs give: known once read, else what they gave last time. */
-	pthread_mutex_lock(&b->lock);
 	if (!extracted) {
 		remember = state_output_level(b->state.saved, g->key);
 		if (remember <= 0)
 			remember = (int)ex->level;
 	}
-	state_set_output(&b->state, g->key, remember);
+	pthread_mutex_lock(&b->lock);
+	state_set_output(&b->state, g->key, remember, g->known_dynsym);
 	pthread_mutex_unlock(&b->lock);
 	if (inputs < ex->level && extracted)
 		group_message(g, false, "kept %s/%s: it has %s, the inputs only %s", b->o->out_dir,
@@ -77,9 +141,10 @@ bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex,
 			      level_names[ex->level]);
 	/* The manifest describes the file in the tree: the old one's counts. */
 	g->status = ST_KEPT;
-	g->st = ex->st;
+	g->counts = ex->counts;
 	g->level = ex->level;
 	g->out_size = ex->size;
 	memcpy(g->sha, ex->sha, sizeof(g->sha));
+	warn_dynsym_only(b, g, g->known_dynsym);
 	return true;
 }

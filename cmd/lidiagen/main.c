@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -12,7 +13,8 @@ static const char usage_text[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
 	"                            ELF files, archives, directories (-r) to Lidia files\n"
 	"       lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
-	"       lidiagen info FILE.lidia\n"
+	"       lidiagen info FILE.lidia...\n"
+	"       lidiagen dump [--json] FILE.lidia\n"
 	"       lidiagen verify PATH...\n"
 	"       lidiagen --help | --version\n"
 	"\n"
@@ -25,29 +27,50 @@ static const struct {
 	{ "convert", cmd_convert },
 	{ "lookup", cmd_lookup },
 	{ "info", cmd_info },
+	{ "dump", cmd_dump },
 	{ "verify", cmd_verify },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/*
+ * A first argument that is no command is an input of convert; one that
+ * names no file, has no '/' and nearly spells a command is a typo of it.
+ */
+static int command_typo(const char *arg)
+{
+	const char *names[NCOMMANDS], *s;
+	struct stat st;
+
+	if (arg[0] == '-' || strchr(arg, '/') || !lstat(arg, &st))
+		return 0;
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	s = suggest(arg, strlen(arg), names, NCOMMANDS);
+	if (!s)
+		return 0;
+	return usage_error(NULL, "'%s' is not a lidiagen command, nor a file; did you mean '%s'?",
+			   arg, s);
+}
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2) {
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-		    !strcmp(argv[1], "help")) {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-			printf("lidiagen %s\n", lidia_version());
-			return EXIT_OK;
-		}
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (!strcmp(argv[1], commands[i].name))
-				return commands[i].fn(argc - 1, argv + 1);
+	int ret;
+
+	if (argc < 2)
+		return usage_error(NULL, "no command or input given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
 	}
-	if (argc < 2) {
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("lidiagen %s\n", lidia_version());
+		return EXIT_OK;
 	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	if ((ret = command_typo(argv[1])))
+		return ret;
 	/* No subcommand named: convert, the main job. */
 	return cmd_convert(argc, argv);
 }

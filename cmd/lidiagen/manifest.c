@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The manifest (batch_internal.h): one JSON line per build ID converted or
- * kept, in group order, written atomically (tempfile.h) once the run is done.
+ * The manifest (batch_internal.h), written atomically (tempfile.h) once the
+ * run is done: every input accounted for. First a JSON line per build ID,
+ * in key order: written ("converted", "replaced"), "kept", "skipped" (why)
+ * or "failed" (the message); then a line per ELF image passed over and per
+ * input that failed, by path. The counts are the file's, as `lidiagen info`
+ * counts them. doc/lidiagen.1 (MANIFEST) documents every field.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch_internal.h"
@@ -15,35 +20,106 @@ static void json_str(FILE *f, const char *s)
 	json_string(f, s, strlen(s));
 }
 
+/* ,"name":"value" */
+static void json_field(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, ",\"%s\":", name);
+	json_str(f, value);
+}
+
+static const char *const status_names[] = {
+	[ST_PENDING] = "failed", /* never converted (out of memory) */
+	[ST_CONVERTED] = "converted",
+	[ST_REPLACED] = "replaced",
+	[ST_KEPT] = "kept",
+	[ST_FAILED] = "failed",
+	[ST_OTHER_SHARD] = "skipped",
+	[ST_NOTHING] = "skipped",
+};
+
 static void print_group(FILE *f, const struct batch *b, const struct group *g)
 {
+	bool output = g->status == ST_CONVERTED || g->status == ST_REPLACED || g->status == ST_KEPT;
+
 	fputs("{\"build_id\":", f);
 	json_str(f, g->key);
-	fputs(",\"output\":", f);
-	json_str(f, g->out_key);
-	fprintf(f, ",\"status\":\"%s\",\"inputs\":[", g->status == ST_KEPT ? "kept" : "converted");
+	if (output)
+		json_field(f, "output", g->out_key);
+	json_field(f, "status", status_names[g->status]);
+	if (g->status == ST_OTHER_SHARD)
+		json_field(f, "reason", "other shard");
+	else if (g->status == ST_NOTHING)
+		json_field(f, "reason", "nothing to symbolize");
+	fputs(",\"inputs\":[", f);
 	for (size_t k = 0; k < g->n; k++) {
 		if (k)
 			fputc(',', f);
 		json_str(f, b->state.parts[g->first + k].path);
 	}
-	fprintf(f,
-		"],\"holds\":{\"symbols\":true,\"lines\":%s,\"inlines\":%s,\"go\":%s},"
-		"\"counts\":{\"functions\":%zu,\"inline_ranges\":%zu,\"line_rows\":%zu},"
-		"\"size\":%" PRIu64 ",\"sha256\":\"%s\"}\n",
-		g->level >= LEVEL_LINES ? "true" : "false",
-		g->level >= LEVEL_INLINES ? "true" : "false",
-		b->state.parts[g->main].info.has_go ? "true" : "false", g->st.functions,
-		g->st.inline_ranges, g->st.line_rows, g->out_size, g->sha);
+	fputc(']', f);
+	if (output)
+		fprintf(f,
+			",\"holds\":{\"symbols\":true,\"lines\":%s,\"inlines\":%s,\"go\":%s},"
+			"\"counts\":{\"functions\":%zu,\"inline_ranges\":%zu,\"line_rows\":%zu},"
+			"\"size\":%" PRIu64 ",\"sha256\":\"%s\"",
+			g->level >= LEVEL_LINES ? "true" : "false",
+			g->level >= LEVEL_INLINES ? "true" : "false",
+			b->state.parts[g->main].info.has_go ? "true" : "false", g->counts.functions,
+			g->counts.inline_ranges, g->counts.line_rows, g->out_size, g->sha);
+	if (g->warning)
+		json_field(f, "warning", g->warning);
+	if (g->status == ST_FAILED || g->status == ST_PENDING)
+		json_field(f, "error",
+			   g->message && g->message_is_error ? g->message : "not converted");
+	fputs("}\n", f);
+}
+
+static const char *const skip_names[] = {
+	[SKIP_NO_KEY] = "no build ID",
+	[SKIP_SHORT_KEY] = "too short",
+	[SKIP_NOT_LINKED] = "not linked",
+	[SKIP_NOT_PROGRAM] = "not a program",
+};
+
+static void print_skip(FILE *f, const struct state_skip *k)
+{
+	fputs("{\"input\":", f);
+	json_str(f, k->path);
+	json_field(f, "status", "skipped");
+	json_field(f, "reason", skip_names[k->reason]);
+	if (k->reason == SKIP_SHORT_KEY)
+		json_field(f, "build_id", k->key);
+	if (k->reason == SKIP_NO_KEY && k->go)
+		fputs(",\"go\":true", f);
+	fputs("}\n", f);
+}
+
+static int cmp_failure(const void *pa, const void *pb)
+{
+	const struct failed_input *a = pa, *b = pb;
+	int c = strcmp(a->path, b->path);
+
+	return c ? c : strcmp(a->msg, b->msg);
 }
 
 static void print_manifest(FILE *f, void *ctx)
 {
-	const struct batch *b = ctx;
+	struct batch *b = ctx;
 
 	for (size_t i = 0; i < b->ngroups; i++)
-		if (b->groups[i].status == ST_CONVERTED || b->groups[i].status == ST_KEPT)
-			print_group(f, b, &b->groups[i]);
+		print_group(f, b, &b->groups[i]);
+	/* Sorted by make_groups (state_sort_parts): the same order every run. */
+	for (size_t i = 0; i < b->state.nskips; i++)
+		print_skip(f, &b->state.skips[i]);
+	if (b->nfailures > 1)
+		qsort(b->failures, b->nfailures, sizeof(*b->failures), cmp_failure);
+	for (size_t i = 0; i < b->nfailures; i++) {
+		fputs("{\"input\":", f);
+		json_str(f, b->failures[i].path);
+		json_field(f, "status", "failed");
+		json_field(f, "error", b->failures[i].msg);
+		fputs("}\n", f);
+	}
 }
 
 int write_manifest(struct batch *b)

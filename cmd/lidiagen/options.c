@@ -85,9 +85,9 @@ fail:
 	return bad(d, err, err_size, "'%s' is not a size (like %s)", v, d->what);
 }
 
-/* A number from d->min to d->max. */
-static int set_uint(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
-		    char *err, size_t err_size)
+/* A number from d->min to d->max, into *out. */
+static int parse_uint(const struct opt_def *d, const char *v, unsigned *out, char *err,
+		      size_t err_size)
 {
 	char *end;
 	unsigned long n;
@@ -97,8 +97,14 @@ static int set_uint(struct batch_opts *o, const struct opt_def *d, const char *v
 	if (errno || end == v || *end || v[0] == '-' || n < d->min || n > d->max)
 		return bad(d, err, err_size, "'%s' is not a number from %u to %u", v, d->min,
 			   d->max);
-	*FIELD(o, d, unsigned) = (unsigned)n;
+	*out = (unsigned)n;
 	return 0;
+}
+
+static int set_uint(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+		    char *err, size_t err_size)
+{
+	return parse_uint(d, v, FIELD(o, d, unsigned), err, err_size);
 }
 
 /* ---- the setters of rows that check or set more --------------------------- */
@@ -108,7 +114,7 @@ static int set_layout(struct batch_opts *o, const struct opt_def *d, const char 
 {
 	if (!strcmp(v, "template"))
 		o->store.layout = LIDIA_LAYOUT_TEMPLATE;
-	else if (lidia_layout_parse(v, &o->store.layout))
+	else if (lidia_store_layout_parse(v, &o->store.layout))
 		return bad(d, err, err_size,
 			   "unknown layout '%s' (pyroscope, debuginfod, flat, template)", v);
 	return 0;
@@ -117,7 +123,7 @@ static int set_layout(struct batch_opts *o, const struct opt_def *d, const char 
 static int set_layout_template(struct batch_opts *o, const struct opt_def *d, const char *v,
 			       bool on, char *err, size_t err_size)
 {
-	if (!lidia_template_valid(v))
+	if (!lidia_store_template_valid(v))
 		return bad(d, err, err_size,
 			   "'%s' is not a relative path with {build_id} (and maybe {tenant}) of "
 			   "letters, digits, '_', '-', '.'",
@@ -130,7 +136,7 @@ static int set_layout_template(struct batch_opts *o, const struct opt_def *d, co
 static int set_tenant(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
 		      char *err, size_t err_size)
 {
-	if (!lidia_tenant_valid(v))
+	if (!lidia_store_tenant_valid(v))
 		return bad(d, err, err_size,
 			   "invalid tenant '%s' (letters, digits, '_', '-', '.', not first)", v);
 	o->store.tenant = v;
@@ -164,6 +170,18 @@ static int set_shard(struct batch_opts *o, const struct opt_def *d, const char *
 		return bad(d, err, err_size, "'%s' is not K/N with 1 <= K <= N", v);
 	o->shard_k = k;
 	o->shard_n = n;
+	return 0;
+}
+
+/* --max-depth 0 opens no archive inside an archive: the library's -1 (its 0 is its default). */
+static int set_max_depth(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+			 char *err, size_t err_size)
+{
+	unsigned n;
+
+	if (parse_uint(d, v, &n, err, err_size))
+		return -1;
+	o->archive.max_depth = n ? (int)n : -1;
 	return 0;
 }
 
@@ -212,6 +230,10 @@ static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char
 #define ROW_UINT(s, l, a, field, lo, hi, sec, h)                                             \
 	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
 	  .set = set_uint, .off = OFF(field), .min = lo, .max = hi }
+/* An unsigned from lo to hi that its own function stores. */
+#define ROW_UINT_FN(s, l, a, fn, lo, hi, sec, h)                                             \
+	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
+	  .set = fn, .min = lo, .max = hi }
 /* A flag, or an option with an argument, that its own function sets. */
 #define ROW_FLAG_FN(s, l, fn, sec, h)                                                        \
 	{ .name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h, .set = fn }
@@ -258,11 +280,11 @@ const struct opt_def convert_opts[] = {
 		 "only paths (and archive members) matching GLOB"),
 	ROW_LIST("exclude", "GLOB", exclude, nexclude, 64, "patterns", INPUTS,
 		 "not paths (and archive members) matching GLOB"),
-	ROW_SIZE("max-member-size", "SZ", limits.max_member, "512M or 4G", INPUTS,
+	ROW_SIZE("max-member-size", "SZ", archive.max_member, "512M or 4G", INPUTS,
 		 "largest archive member read (default 4G)"),
-	ROW_SIZE("max-expansion", "SZ", limits.max_total, "16G", INPUTS,
+	ROW_SIZE("max-expansion", "SZ", archive.max_total, "16G", INPUTS,
 		 "most bytes read from one archive (default 64G)"),
-	ROW_UINT(0, "max-depth", "N", limits.max_depth, 0, 16, INPUTS,
+	ROW_UINT_FN(0, "max-depth", "N", set_max_depth, 0, 16, INPUTS,
 		 "archives inside archives (default 4)"),
 
 	ROW_FLAG_FN(0, "symbols-only", set_symbols_only, CONTENT,
@@ -289,11 +311,15 @@ const struct opt_def convert_opts[] = {
 		 "convert N inputs at a time (default: the cores)"),
 	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
 		     "convert only the build IDs of shard K of N"),
+	ROW_BOOL(0, "strict", strict, RUNNING,
+		 "warnings fail the run (exit 1), and so does a run\n"
+		 "that leaves no output for any build ID"),
 	/* The command line's own: read before the others (cmd_convert.c), not a YAML key. */
 	ROW_VALUE_FN(0, "config", "FILE", NULL, RUNNING,
 		     "read options from a YAML file (the command line wins)"),
-	ROW_FLAG_FN('q', "quiet", set_quiet, RUNNING, "print errors only"),
-	ROW_FLAG_FN('v', "verbose", set_verbose, RUNNING, "say more"),
+	ROW_FLAG_FN('q', "quiet", set_quiet, RUNNING, "print errors and the summary only"),
+	ROW_FLAG_FN('v', "verbose", set_verbose, RUNNING,
+		    "say more: a line per output, skipped files"),
 	ROW_FLAG_FN('h', "help", NULL, RUNNING, "show this help"),
 };
 const size_t nconvert_opts = sizeof(convert_opts) / sizeof(convert_opts[0]);
@@ -354,9 +380,9 @@ void options_defaults(struct batch_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->store = LIDIA_STORE_OPTS(.layout = LIDIA_LAYOUT_PYROSCOPE, .tenant = "anonymous");
 	o->extract = LIDIA_EXTRACT_OPTS();
-	o->limits = (struct lidia_archive_limits){ .max_member = BATCH_DEFAULT_MAX_MEMBER,
-						   .max_total = BATCH_DEFAULT_MAX_TOTAL,
-						   .max_depth = BATCH_DEFAULT_MAX_DEPTH };
+	o->archive = LIDIA_ARCHIVE_OPTS(.max_member = LIDIA_ARCHIVE_MAX_MEMBER,
+					.max_total = LIDIA_ARCHIVE_MAX_TOTAL,
+					.max_depth = LIDIA_ARCHIVE_MAX_DEPTH);
 }
 
 static int parse_bool(const char *v, bool *out)

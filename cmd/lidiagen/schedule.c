@@ -34,13 +34,14 @@ static void dispatch(struct batch *b, struct group *g)
 {
 	struct convert_task *t = malloc(sizeof(*t));
 
-	g->status = ST_PENDING;
+	/* Under the lock: archive streams read these flags of every group (capture_member). */
+	pthread_mutex_lock(&b->lock);
+	g->status = t ? ST_PENDING : ST_FAILED;
 	g->dispatched = true;
-	if (!t) {
-		g->status = ST_FAILED;
-		g->done = true;
+	g->done = !t;
+	pthread_mutex_unlock(&b->lock);
+	if (!t)
 		return;
-	}
 	*t = (struct convert_task){ b, g };
 	pool_add(&b->pool, run_convert, t);
 }
@@ -121,9 +122,9 @@ static bool needs_work(struct batch *b, struct group *g)
 	    lidia_store_key(g->out_key, sizeof(g->out_key), g->key, &b->o->store))
 		return true;
 	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
-	/* Kept outputs are settled in convert_group; this only spares the archive reads. */
+	/* Groups are settled in convert_group; this only spares the archive reads. */
 	existing_read(path, false, &ex);
-	return !keep_enough(ex.level, g->predicted);
+	return !settles_unread(b, g, &ex);
 }
 
 /*
@@ -143,15 +144,18 @@ static void stream_archive(void *arg)
 	struct batch *b = t->b;
 	struct state *s = &b->state;
 	struct capture_ctx c = { b, t->input };
-	/* Problems were said when the archive was first read: not again. */
-	struct lidia_archive_cb cb = { .elf = capture_member, .want = capture_want, .ctx = &c };
+	struct lidia_archive_opts ao = b->o->archive;
 	struct group **ready;
 	size_t nready = 0;
 	int fd;
 
+	/* No problem callback: problems were said when the archive was first read. */
+	ao.elf = capture_member;
+	ao.want = capture_want;
+	ao.ctx = &c;
 	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &b->o->limits, &cb, NULL);
+		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &ao, NULL);
 		close(fd);
 	}
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The batch's state (state.h) and its file: a header line, then an "I" line
- * per input followed by a "P" line per ELF part in it, fields separated by
+ * The batch's state (state.h) and its file: a header line, an "O" line per
+ * output, then an "I" line per input followed by a "P" line per ELF part in
+ * it and an "S" line per ELF image in it passed over, fields separated by
  * tabs, paths with tab, newline, backslash and percent escaped as %xx.
  */
 #include <errno.h>
@@ -12,7 +13,7 @@
 #include "state.h"
 #include "tempfile.h"
 
-#define STATE_MAGIC "lidiagen-state 1"
+#define STATE_MAGIC "lidiagen-state 2"
 
 void state_init(struct state *s)
 {
@@ -89,6 +90,9 @@ static void release_parts(struct state *s)
 		free(s->parts[i].member);
 	}
 	free(s->parts);
+	for (size_t i = 0; i < s->nskips; i++)
+		free(s->skips[i].path);
+	free(s->skips);
 	for (size_t i = 0; i < s->ninputs; i++)
 		free(s->inputs[i].path);
 	free(s->inputs);
@@ -119,7 +123,8 @@ static ssize_t push_input(struct state *s, const char *path, uint64_t size, int6
 		s->cap_inputs = cap;
 	}
 	s->inputs[s->ninputs] = (struct state_input){ .path = strdup(path), .size = size,
-						      .mtime = mtime, .part0 = s->nparts };
+						      .mtime = mtime, .part0 = s->nparts,
+						      .skip0 = s->nskips };
 	if (!s->inputs[s->ninputs].path ||
 	    index_add(s, &s->input_index, input_path, s->ninputs, s->ninputs + 1)) {
 		free(s->inputs[s->ninputs].path);
@@ -159,6 +164,32 @@ int state_add_part(struct state *s, size_t input, const char *path, const char *
 	return 0;
 }
 
+int state_add_skip(struct state *s, size_t input, const char *path, enum skip_reason reason,
+		   const char *key, bool go)
+{
+	struct state_skip *k;
+
+	if (s->nskips == s->cap_skips) {
+		size_t cap = s->cap_skips ? s->cap_skips * 2 : 16;
+		void *np = realloc(s->skips, cap * sizeof(*s->skips));
+
+		if (!np)
+			return -ENOMEM;
+		s->skips = np;
+		s->cap_skips = cap;
+	}
+	k = &s->skips[s->nskips];
+	memset(k, 0, sizeof(*k));
+	if (!(k->path = strdup(path)))
+		return -ENOMEM;
+	k->input = input;
+	k->reason = reason;
+	snprintf(k->key, sizeof(k->key), "%s", key ? key : "");
+	k->go = go;
+	s->nskips++;
+	return 0;
+}
+
 ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_t mtime)
 {
 	const struct state_input *old;
@@ -183,15 +214,25 @@ ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_
 		if (state_add_part(s, (size_t)idx, p->path, p->member, p->key, &p->info, p->size))
 			return -ENOMEM;
 	}
+	for (size_t k = old->skip0; k < old->skip0 + old->nskips; k++) {
+		const struct state_skip *sk = &s->saved->skips[k];
+
+		if (state_add_skip(s, (size_t)idx, sk->path, sk->reason, sk->key, sk->go))
+			return -ENOMEM;
+	}
+	/* Added in one go, under the caller's lock: they follow one another until sorted. */
+	s->inputs[idx].nparts = old->nparts;
+	s->inputs[idx].nskips = old->nskips;
 	return idx;
 }
 
-int state_set_output(struct state *s, const char *key, int level)
+int state_set_output(struct state *s, const char *key, int level, bool dynsym_only)
 {
 	ssize_t i = index_find(s, &s->output_index, output_key, key);
 
 	if (i >= 0) {
 		s->outputs[i].level = level;
+		s->outputs[i].dynsym_only = dynsym_only;
 		return 0;
 	}
 	if (s->noutputs == s->cap_outputs) {
@@ -205,6 +246,7 @@ int state_set_output(struct state *s, const char *key, int level)
 	}
 	snprintf(s->outputs[s->noutputs].key, sizeof(s->outputs[0].key), "%s", key);
 	s->outputs[s->noutputs].level = level;
+	s->outputs[s->noutputs].dynsym_only = dynsym_only;
 	if (index_add(s, &s->output_index, output_key, s->noutputs, s->noutputs + 1))
 		return -ENOMEM;
 	s->noutputs++;
@@ -218,6 +260,13 @@ int state_output_level(const struct state *s, const char *key)
 	return i >= 0 ? s->outputs[i].level : -1;
 }
 
+bool state_output_dynsym_only(const struct state *s, const char *key)
+{
+	ssize_t i = s ? index_find(s, &s->output_index, output_key, key) : -1;
+
+	return i >= 0 && s->outputs[i].dynsym_only;
+}
+
 static int cmp_part(const void *pa, const void *pb)
 {
 	const struct state_part *a = pa, *b = pb;
@@ -226,10 +275,20 @@ static int cmp_part(const void *pa, const void *pb)
 	return c ? c : strcmp(a->path, b->path);
 }
 
+static int cmp_skip(const void *pa, const void *pb)
+{
+	const struct state_skip *a = pa, *b = pb;
+	int c = strcmp(a->path, b->path);
+
+	return c ? c : (int)a->reason - (int)b->reason;
+}
+
 void state_sort_parts(struct state *s)
 {
 	if (s->nparts > 1)
 		qsort(s->parts, s->nparts, sizeof(*s->parts), cmp_part);
+	if (s->nskips > 1)
+		qsort(s->skips, s->nskips, sizeof(*s->skips), cmp_skip);
 }
 
 /* ---- The file ---------------------------------------------------------------------------- */
@@ -267,25 +326,39 @@ static int cmp_output(const void *a, const void *b)
 		      (*(const struct state_output *const *)b)->key);
 }
 
-/* The parts' indexes ordered by input (a counting sort: parts are sorted by key). */
-static size_t *parts_by_input(const struct state *s)
+/*
+ * The indexes of n elements ordered by their input (a counting sort: within
+ * an input they keep their order, parts by key, skips by path).
+ */
+static size_t *by_input(const struct state *s, size_t n,
+			size_t (*input_of)(const struct state *, size_t))
 {
 	size_t *start = calloc(s->ninputs + 1, sizeof(*start));
-	size_t *order = malloc((s->nparts + 1) * sizeof(*order));
+	size_t *order = malloc((n + 1) * sizeof(*order));
 
 	if (!start || !order) {
 		free(start);
 		free(order);
 		return NULL;
 	}
-	for (size_t k = 0; k < s->nparts; k++)
-		start[s->parts[k].input + 1]++;
+	for (size_t k = 0; k < n; k++)
+		start[input_of(s, k) + 1]++;
 	for (size_t i = 0; i < s->ninputs; i++)
 		start[i + 1] += start[i];
-	for (size_t k = 0; k < s->nparts; k++)
-		order[start[s->parts[k].input]++] = k;
+	for (size_t k = 0; k < n; k++)
+		order[start[input_of(s, k)]++] = k;
 	free(start);
 	return order;
+}
+
+static size_t part_input(const struct state *s, size_t k)
+{
+	return s->parts[k].input;
+}
+
+static size_t skip_input(const struct state *s, size_t k)
+{
+	return s->skips[k].input;
 }
 
 static void write_part(FILE *f, const struct state_part *p)
@@ -301,11 +374,18 @@ static void write_part(FILE *f, const struct state_part *p)
 	fputc('\n', f);
 }
 
-/* What write_state prints: the outputs in key order, the parts by input. */
+static void write_skip(FILE *f, const struct state_skip *k)
+{
+	fprintf(f, "S\t%d\t%s\t%s\t", (int)k->reason, k->go ? "g" : "-", k->key[0] ? k->key : "-");
+	put_escaped(f, k->path);
+	fputc('\n', f);
+}
+
+/* What write_state prints: the outputs in key order, the parts and skips by input. */
 struct saving {
 	const struct state *s;
 	const struct state_output **outs;
-	const size_t *order;
+	const size_t *order, *skip_order;
 };
 
 static void write_state(FILE *f, void *ctx)
@@ -316,13 +396,16 @@ static void write_state(FILE *f, void *ctx)
 	fprintf(f, "%s\n", STATE_MAGIC);
 	/* In key order, whatever order the conversions finished in. */
 	for (size_t i = 0; i < s->noutputs; i++)
-		fprintf(f, "O\t%s\t%d\n", sv->outs[i]->key, sv->outs[i]->level);
-	for (size_t i = 0, k = 0; i < s->ninputs; i++) {
+		fprintf(f, "O\t%s\t%d\t%s\n", sv->outs[i]->key, sv->outs[i]->level,
+			sv->outs[i]->dynsym_only ? "d" : "-");
+	for (size_t i = 0, k = 0, j = 0; i < s->ninputs; i++) {
 		const struct state_input *in = &s->inputs[i];
-		size_t end = k;
+		size_t end = k, skip_end = j;
 
 		while (end < s->nparts && s->parts[sv->order[end]].input == i)
 			end++;
+		while (skip_end < s->nskips && s->skips[sv->skip_order[skip_end]].input == i)
+			skip_end++;
 		if (in->kind != INPUT_UNKNOWN) { /* else not read to the end: nothing to remember */
 			fprintf(f, "I\t%llu\t%lld\t%d\t", (unsigned long long)in->size,
 				(long long)in->mtime, in->kind);
@@ -330,19 +413,23 @@ static void write_state(FILE *f, void *ctx)
 			fputc('\n', f);
 			for (; k < end; k++)
 				write_part(f, &s->parts[sv->order[k]]);
+			for (; j < skip_end; j++)
+				write_skip(f, &s->skips[sv->skip_order[j]]);
 		}
 		k = end;
+		j = skip_end;
 	}
 }
 
 int state_save(struct state *s, const char *path)
 {
 	const struct state_output **outs = malloc((s->noutputs + 1) * sizeof(*outs));
-	size_t *order = parts_by_input(s);
-	struct saving sv = { s, outs, order };
+	size_t *order = by_input(s, s->nparts, part_input);
+	size_t *skip_order = by_input(s, s->nskips, skip_input);
+	struct saving sv = { s, outs, order, skip_order };
 	int err = -ENOMEM;
 
-	if (outs && order) {
+	if (outs && order && skip_order) {
 		for (size_t i = 0; i < s->noutputs; i++)
 			outs[i] = &s->outputs[i];
 		qsort(outs, s->noutputs, sizeof(*outs), cmp_output);
@@ -350,6 +437,7 @@ int state_save(struct state *s, const char *path)
 	}
 	free(outs);
 	free(order);
+	free(skip_order);
 	return err;
 }
 
@@ -373,9 +461,9 @@ void state_load(struct state *s, const char *path, bool ignore)
 		line[strcspn(line, "\n")] = '\0';
 		for (t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save))
 			field[n++] = t;
-		if (n == 3 && !strcmp(field[0], "O")) {
-			if (!lidia_build_id_valid(field[1]) ||
-			    state_set_output(old, field[1], atoi(field[2])))
+		if (n == 4 && !strcmp(field[0], "O")) {
+			if (!lidia_store_build_id_valid(field[1]) ||
+			    state_set_output(old, field[1], atoi(field[2]), !strcmp(field[3], "d")))
 				goto bad;
 		} else if (n == 5 && !strcmp(field[0], "I")) {
 			unescape(field[4]);
@@ -397,11 +485,21 @@ void state_load(struct state *s, const char *path, bool ignore)
 			unescape(field[5]);
 			if (n == 7)
 				unescape(field[6]);
-			if (!lidia_build_id_valid(field[1]) ||
+			if (!lidia_store_build_id_valid(field[1]) ||
 			    state_add_part(old, (size_t)cur, field[5], n == 7 ? field[6] : NULL, field[1],
 					   &info, strtoull(field[3], NULL, 10)))
 				goto bad;
 			old->inputs[cur].nparts++; /* an input's P lines follow its I line */
+		} else if (n == 5 && !strcmp(field[0], "S") && cur >= 0) {
+			int reason = atoi(field[1]);
+
+			unescape(field[4]);
+			if (reason < SKIP_NO_KEY || reason >= SKIP_REASONS ||
+			    state_add_skip(old, (size_t)cur, field[4], (enum skip_reason)reason,
+					   strcmp(field[3], "-") ? field[3] : "",
+					   !strcmp(field[2], "g")))
+				goto bad;
+			old->inputs[cur].nskips++; /* and its S lines */
 		} else {
 			goto bad;
 		}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What the batch knows of its inputs: every top-level file, and every ELF
- * part found in it, with its key and what it holds. Saved in the file of
+ * What the batch knows of its inputs: every top-level file, every ELF part
+ * found in it, with its key and what it holds, and every ELF image passed
+ * over, with the reason. Saved in the file of
  * --state, outside the output tree, so that a re-run reads only the inputs
  * that changed.
  */
@@ -23,7 +24,13 @@ struct state_input {
 	int64_t mtime; /* ns */
 	enum input_kind kind;
 	bool from_state; /* unchanged since the saved run: not read again */
-	size_t part0, nparts; /* a loaded state's: its parts, parts[part0 .. part0 + nparts) */
+	/*
+	 * A loaded state's, and a from_state input's until the parts are
+	 * sorted: its parts, parts[part0 .. part0 + nparts), and the images
+	 * passed over, skips[skip0 .. skip0 + nskips).
+	 */
+	size_t part0, nparts;
+	size_t skip0, nskips;
 };
 
 struct state_part {
@@ -35,10 +42,33 @@ struct state_part {
 	uint64_t size;
 };
 
-/* What converting a key's parts gave last time: its level (enum level, batch_internal.h). */
+/*
+ * What converting a key's parts gave last time: its level (enum level,
+ * batch_internal.h; 0: nothing to symbolize, no output), and whether only
+ * exported symbols (.dynsym) gave it, which is warned about every run.
+ */
 struct state_output {
 	char key[LIDIA_KEY_MAX];
 	int level;
+	bool dynsym_only;
+};
+
+/* Why an ELF image found has no part (and so no output). */
+enum skip_reason {
+	SKIP_NO_KEY = 1,  /* no GNU build ID (and no --fallback-key for it) */
+	SKIP_SHORT_KEY,	  /* a build ID too short to be a key */
+	SKIP_NOT_LINKED,  /* a relocatable object (.o) */
+	SKIP_NOT_PROGRAM, /* a core dump, or another type that is not a program */
+	SKIP_REASONS
+};
+
+/* An ELF image passed over, remembered like a part so a re-run says so again. */
+struct state_skip {
+	char *path; /* as state_part's */
+	size_t input;
+	enum skip_reason reason;
+	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY: the build ID */
+	bool go;		 /* SKIP_NO_KEY: a Go binary */
 };
 
 /* A hash index of strings held in an array: slot i holds a position + 1, or 0. */
@@ -56,6 +86,8 @@ struct state {
 	struct str_index input_index; /* by path */
 	struct state_part *parts;
 	size_t nparts, cap_parts;
+	struct state_skip *skips;
+	size_t nskips, cap_skips;
 	struct state *saved; /* the last run's, while adding inputs */
 };
 
@@ -83,11 +115,19 @@ ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_
 int state_add_part(struct state *s, size_t input, const char *path, const char *member,
 		   const char *key, const struct lidia_elf_info *info, uint64_t size);
 
-/* Remember (or look up: -1 when unknown) the level a key's conversion gave. */
-int state_set_output(struct state *s, const char *key, int level);
-int state_output_level(const struct state *s, const char *key);
+/* Remember an ELF image of input that has no part, and why (key: SKIP_SHORT_KEY's, or ""). */
+int state_add_skip(struct state *s, size_t input, const char *path, enum skip_reason reason,
+		   const char *key, bool go);
 
-/* Sort the parts by key, then path: the order every decision is made in. */
+/*
+ * Remember (or look up: -1 when unknown) the level a key's conversion gave,
+ * and whether only .dynsym gave it (state_output_dynsym_only: false when unknown).
+ */
+int state_set_output(struct state *s, const char *key, int level, bool dynsym_only);
+int state_output_level(const struct state *s, const char *key);
+bool state_output_dynsym_only(const struct state *s, const char *key);
+
+/* Sort the parts by key, then path: the order every decision is made in; the skips by path. */
 void state_sort_parts(struct state *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Error messages, from the one list in lidia.h, and the library version. */
+/* Support: error messages, from the one list in lidia.h, and the library version. */
 #include <string.h>
 
 #include "lidia.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Growable arrays: the one allocation pattern of the hot paths (amortised growth). */
+/* Support: growable arrays, behind LIDIA_GROW (internal.h): amortised growth, the one way. */
 #include "internal.h"
 
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Helpers shared by the library's files; not installed. */
+/* Support: helpers shared by the library's files; not installed. */
 #ifndef LIDIA_INTERNAL_H
 #define LIDIA_INTERNAL_H
 
@@ -17,6 +17,53 @@
 #define OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+/*
+ * And a caller's struct is accepted only when this build can honour all of
+ * it (libbpf's OPTS_VALID): NULL, or sz at least covers sz itself and every
+ * byte past the last field this build knows is zero. A larger struct comes
+ * from a newer lidia.h, and a non-zero byte there is a field it set that
+ * this build would silently ignore. The check starts right after the last
+ * field, not at sizeof: a newer field may take today's reserved bytes.
+ * Used at every public function that takes opts; fails with LIDIA_E_INVAL.
+ */
+#define OPTS_VALID(opts, type) \
+	(!(opts) || opts_valid((const unsigned char *)(opts), (opts)->sz, \
+			       OPTS_END(type, type##__last_field)))
+
+static inline bool opts_valid(const unsigned char *opts, size_t user_sz, size_t known_sz)
+{
+	if (user_sz < sizeof(size_t))
+		return false;
+	for (size_t i = known_sz; i < user_sz; i++)
+		if (opts[i])
+			return false;
+	return true;
+}
+
+/*
+ * The last field of each options struct, after which a newer lidia.h's
+ * fields begin (a reserved array included: it is theirs). A field added to
+ * one in lidia.h goes at its end, taking reserved bytes first, and is named
+ * here. Padding is the one part of a struct an initialiser may leave
+ * holding garbage, so none may lie past a field some older library knows:
+ * the assertions keep each struct free of tail padding, and added fields
+ * must leave no hole between them either.
+ */
+#define lidia_reader_opts__last_field check_crc
+#define lidia_extract_opts__last_field no_debug_search
+#define lidia_store_opts__last_field key_template
+#define lidia_archive_opts__last_field ctx
+
+#define OPTS_END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
+_Static_assert(sizeof(struct lidia_reader_opts) == OPTS_END(lidia_reader_opts, reserved),
+	       "lidia_reader_opts ends in padding");
+_Static_assert(sizeof(struct lidia_extract_opts) == OPTS_END(lidia_extract_opts, reserved),
+	       "lidia_extract_opts ends in padding");
+_Static_assert(sizeof(struct lidia_store_opts) == OPTS_END(lidia_store_opts, key_template),
+	       "lidia_store_opts ends in padding");
+_Static_assert(sizeof(struct lidia_archive_opts) == OPTS_END(lidia_archive_opts, ctx),
+	       "lidia_archive_opts ends in padding");
 
 /* Little-endian loads and stores; unaligned by construction (memcpy). */
 static inline uint16_t le16(const unsigned char *p)
@@ -100,6 +147,19 @@ static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(cons
  * elements, by half again each time. Returns 0 or -ENOMEM; *buf is unchanged on failure.
  */
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
+
+/*
+ * The typed form, and the one to use (git's ALLOC_GROW): make the array a,
+ * of cap elements, hold at least need; the element size comes from a's own
+ * type. Evaluates to 0 or -ENOMEM; a and cap are unchanged on failure.
+ */
+#define LIDIA_GROW(a, need, cap)                                                   \
+	__extension__({                                                            \
+		void *grow_p_ = (a);                                               \
+		int grow_err_ = lidia_grow(&grow_p_, &(cap), (need), sizeof(*(a))); \
+		(a) = grow_p_;                                                     \
+		grow_err_;                                                         \
+	})
 
 /* write() all of buf to fd, through EINTR and short writes; 0 or -errno. */
 int lidia_write_all(int fd, const void *buf, size_t len);

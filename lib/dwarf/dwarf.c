@@ -13,15 +13,12 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "demangle.h"
+#include "debug_sections.h"
 #include "dwarf_extract.h"
-#include "line_table.h"
 #include "frames.h"
-#include "functions.h"
 #include "internal.h"
+#include "line_table.h"
 #include "name_blocks.h"
 
 /* A mangled name (libdw's pointer) and its demangled copy. */
@@ -47,13 +44,6 @@ struct subprog {
 	bool kept;
 };
 
-/* A line row of the current unit, in address order. */
-struct row {
-	uint64_t addr;
-	const char *file; /* NULL after an end of sequence */
-	int32_t line;
-};
-
 /* An inlined subroutine's address interval, in the current subprogram. */
 struct node_iv {
 	uint64_t lo, hi;
@@ -62,17 +52,21 @@ struct node_iv {
 };
 
 struct dw {
-	struct lidia_builder *b;
-	const struct dwarf_extract_opts *opts;
-	const struct sym_vec *syms; /* resolved symbols: names of depth-0 ranges */
-	struct demangler *dm;
-	struct dwarf_extract_stats *st;
-	struct intervals *covered;
+	struct extract_ctx *x;
+	bool skip_go; /* leave Go units to the pclntab, which described them */
+	/* Counted for the messages. */
+	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
+	size_t bad_file_index; /* call files that name no file */
 
+	Dwarf_Die *cudies; /* the units read, in unit order */
+	size_t ncus, cap_cus;
 	struct subprog *subs;
 	size_t nsubs, cap_subs;
-	struct row *rows;
-	size_t nrows, cap_rows;
+	/* The current unit's line rows, in address order: lt's, or libdw's in own_rows. */
+	const struct line_row *rows;
+	size_t nrows;
+	struct line_row *own_rows;
+	size_t cap_rows;
 	struct frame_node *nodes;
 	size_t nnodes, cap_nodes;
 	struct node_iv *ivs;
@@ -96,7 +90,7 @@ struct dw {
 	size_t npaths, cap_paths;
 	struct name_block *path_names;
 	struct frames fr;
-	/* Our own decoding of the line programs (dwarf_lines.c); libdw's when it cannot. */
+	/* Our own decoding of the line programs (line_table.c); libdw's when it cannot. */
 	struct dwarf_sections secs;
 	struct line_table lt;
 	bool lt_ok; /* the current unit's rows and files are lt's */
@@ -121,13 +115,10 @@ static int add_subprog(struct dw *w, Dwarf_Die *die, uint32_t unit)
 	int err;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		void *p = w->subs;
-
 		if (!code_range(lo, hi))
 			continue;
-		if ((err = lidia_grow(&p, &w->cap_subs, w->nsubs + 1, sizeof(*w->subs))))
+		if ((err = LIDIA_GROW(w->subs, w->nsubs + 1, w->cap_subs)))
 			return err;
-		w->subs = p;
 		w->subs[w->nsubs++] = (struct subprog){ .lo = lo, .hi = hi, .die = *die, .unit = unit };
 	}
 	return 0;
@@ -203,7 +194,7 @@ static int resolve_overlaps(struct dw *w)
 		if (order[i]->kept)
 			end = order[i]->hi;
 		else
-			w->st->overlapping++;
+			w->overlapping++;
 	}
 	free(order);
 	return 0;
@@ -303,7 +294,7 @@ static const char *demangled_name(struct dw *w, const char *s)
 		struct name_slot *slots = calloc(cap, sizeof(*slots));
 
 		if (!slots) {
-			d = demangle(w->dm, s);
+			d = demangle(&w->x->dm, s);
 			return d == s ? s : keep_name(w, d);
 		}
 		for (size_t k = 0; k < w->cap_demangled; k++) {
@@ -322,9 +313,9 @@ static const char *demangled_name(struct dw *w, const char *s)
 	     i = (i + 1) & (w->cap_demangled - 1))
 		if (w->demangled[i].mangled == s)
 			return w->demangled[i].name;
-	d = demangle(w->dm, s);
+	d = demangle(&w->x->dm, s);
 	if (d != s && !(d = name_blocks_str(&w->demangled_names, d, NULL)))
-		return keep_name(w, demangle(w->dm, s));
+		return keep_name(w, demangle(&w->x->dm, s));
 	w->demangled[i] = (struct name_slot){ s, d };
 	w->ndemangled++;
 	return d;
@@ -359,13 +350,10 @@ static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t dept
 	int err;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		void *p = w->ivs;
-
 		if (!code_range(lo, hi))
 			continue;
-		if ((err = lidia_grow(&p, &w->cap_ivs, w->nivs + 1, sizeof(*w->ivs))))
+		if ((err = LIDIA_GROW(w->ivs, w->nivs + 1, w->cap_ivs)))
 			return err;
-		w->ivs = p;
 		w->ivs[w->nivs++] = (struct node_iv){ lo, hi, node, depth };
 	}
 	return 0;
@@ -392,17 +380,13 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			Dwarf_Attribute attr;
 			Dwarf_Word v;
 			int32_t idx = (int32_t)w->nnodes;
-			void *p = w->nodes;
 
-			if ((err = lidia_grow(&p, &w->cap_nodes, w->nnodes + 1, sizeof(*w->nodes))))
+			if ((err = LIDIA_GROW(w->nodes, w->nnodes + 1, w->cap_nodes)))
 				return err;
-			w->nodes = p;
 			n = &w->nodes[w->nnodes++];
 			n->name = die_name(w, &child);
-			if (!n->name) {
+			if (!n->name)
 				n->name = "??";
-				w->st->unnamed++;
-			}
 			n->parent = parent;
 			n->depth = depth;
 			n->call_file = NULL;
@@ -422,7 +406,7 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 				if (f)
 					n->call_file = f;
 				else
-					w->st->bad_file_index++;
+					w->bad_file_index++;
 			}
 			if ((err = add_node_ivs(w, &child, idx, depth)) ||
 			    (err = collect_inlines(w, &child, files, idx, depth + 1, level + 1)))
@@ -478,19 +462,17 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 	ptrdiff_t r = row_at(w, lo);
 	size_t k = 0, depth = 0;
 	uint64_t pc = lo;
-	void *p = w->stack;
 	int err;
 
-	if ((err = lidia_grow(&p, &w->cap_stack, w->nivs + 1, sizeof(*w->stack))))
+	if ((err = LIDIA_GROW(w->stack, w->nivs + 1, w->cap_stack)))
 		return err;
-	w->stack = p;
 	if ((err = frames_begin(&w->fr, func, w->nodes, w->nnodes, lo)))
 		return err;
 	while (k < w->nivs && w->ivs[k].hi <= lo)
 		k++;
 	while (pc < hi) {
 		uint64_t next = hi;
-		const struct row *row = r >= 0 ? &w->rows[r] : NULL;
+		const struct line_row *row = r >= 0 ? &w->rows[r] : NULL;
 
 		/* Leave the intervals that ended, enter those that start here. */
 		while (depth && w->stack[depth - 1].hi <= pc)
@@ -513,7 +495,7 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 			next = hi; /* cannot happen (see above); never loop */
 
 		err = frames_segment(&w->fr, pc, depth ? w->stack[depth - 1].node : -1,
-				     row && w->opts->files ? row->file : NULL,
+				     row && w->x->files ? row->file : NULL,
 				     row && row->file ? row->line : 0);
 		if (err)
 			return err;
@@ -526,6 +508,7 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 
 static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_Files *files)
 {
+	struct extract_ctx *x = w->x;
 	Dwarf_Die die = first->die;
 	const char *dwarf_name;
 	int err = 0;
@@ -533,7 +516,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	w->nnodes = w->nivs = 0;
 	name_blocks_reset(&w->names, false);
 	dwarf_name = die_name(w, &die);
-	if (w->opts->inlines && (err = collect_inlines(w, &die, files, -1, 1, 0)))
+	if (x->inlines && (err = collect_inlines(w, &die, files, -1, 1, 0)))
 		return err;
 	/*
 	 * Each range sweeps the intervals from the first that reaches it: a
@@ -551,26 +534,26 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 		if (!s->kept)
 			continue;
 		/* As llvm-symbolizer: the outermost frame takes the symbol table's name. */
-		sym = w->syms ? symbols_find(w->syms, s->lo) : NULL;
+		sym = symbols_find(&x->syms, s->lo);
 		if (sym)
-			name = demangle(w->dm, sym->name);
-		if (!name) {
+			name = demangle(&x->dm, sym->name);
+		if (!name)
 			name = "??";
-			w->st->unnamed++;
-		}
-		if (name != dwarf_name && name == w->dm->buf)
+		if (name != dwarf_name && name == x->dm.buf)
 			name = keep_name(w, name);
 		err = emit_range(w, name, s->lo, s->hi);
-		w->st->functions++;
+		x->st.functions++;
+		x->st.dwarf_functions++;
 		if (!err)
-			err = intervals_add(w->covered, s->lo, s->hi);
+			err = intervals_add(&x->covered, s->lo, s->hi);
 	}
 	return err;
 }
 
+/* Line rows by address (a sort of them need not be stable: see drop_empty_rows). */
 static int cmp_row(const void *pa, const void *pb)
 {
-	const struct row *a = pa, *b = pb;
+	const struct line_row *a = pa, *b = pb;
 
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
@@ -584,68 +567,41 @@ static int cmp_row(const void *pa, const void *pb)
  * that address) is dropped, so the end row stays in effect, as
  * llvm-symbolizer has it.
  */
-static void drop_empty_rows(struct dw *w)
+static size_t drop_empty_rows(struct line_row *rows, size_t nrows)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < w->nrows; i++) {
-		const struct row *r = &w->rows[i];
+	for (size_t i = 0; i < nrows; i++) {
+		const struct line_row *r = &rows[i];
 
-		if (r->file && n && !w->rows[n - 1].file && w->rows[n - 1].addr == r->addr) {
+		if (r->file && n && !rows[n - 1].file && rows[n - 1].addr == r->addr) {
 			/* After an end row at this address: compare with the row before it. */
 			size_t k = n - 1;
 
-			while (k > 0 && w->rows[k - 1].addr == r->addr)
+			while (k > 0 && rows[k - 1].addr == r->addr)
 				k--;
-			if (k > 0 && w->rows[k - 1].file == r->file && w->rows[k - 1].line == r->line)
+			if (k > 0 && rows[k - 1].file == r->file && rows[k - 1].line == r->line)
 				continue;
 		}
-		w->rows[n++] = *r;
+		rows[n++] = *r;
 	}
-	w->nrows = n;
+	return n;
 }
 
-/* The unit's line rows, in address order; none when it has no line program. */
-static int load_rows(struct dw *w, Dwarf_Die *cudie)
+/* The unit's line rows as libdw decodes them, when lidiagen's decoder could not. */
+static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie)
 {
+	struct line_row *rows;
 	Dwarf_Lines *lines;
-	size_t n;
+	size_t n, nrows = 0;
 	bool sorted = true;
-	void *p;
 	int err;
 
-	w->nrows = 0;
-	w->lt_ok = false;
-	if (!w->opts->lines && !w->opts->files && !w->opts->inlines)
-		return 0;
-	if (w->secs.line) {
-		Dwarf_Attribute attr;
-		Dwarf_Word off;
-		Dwarf_Die cu;
-		uint8_t address_size, offset_size;
-
-		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off) &&
-		    dwarf_diecu(cudie, &cu, &address_size, &offset_size) &&
-		    !line_table_decode(&w->lt, &w->secs, off, w->comp_dir, address_size)) {
-			p = w->rows;
-			if ((err = lidia_grow(&p, &w->cap_rows, w->lt.nrows + 1, sizeof(*w->rows))))
-				return err;
-			w->rows = p;
-			for (size_t i = 0; i < w->lt.nrows; i++)
-				w->rows[i] = (struct row){ w->lt.rows[i].addr, w->lt.rows[i].file,
-							   w->lt.rows[i].line };
-			w->nrows = w->lt.nrows;
-			w->lt_ok = true;
-			return 0;
-		}
-		w->st->lines_by_libdw++;
-	}
 	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
 		return 0;
-	p = w->rows;
-	if ((err = lidia_grow(&p, &w->cap_rows, n + 1, sizeof(*w->rows))))
+	if ((err = LIDIA_GROW(w->own_rows, n + 1, w->cap_rows)))
 		return err;
-	w->rows = p;
+	rows = w->own_rows;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
@@ -656,19 +612,48 @@ static int load_rows(struct dw *w, Dwarf_Die *cudie)
 			continue;
 		dwarf_lineendsequence(l, &end);
 		dwarf_lineno(l, &line);
-		w->rows[w->nrows] = (struct row){
+		rows[nrows] = (struct line_row){
 			.addr = addr,
 			.file = end ? NULL : unit_path(w, dwarf_linesrc(l, NULL, NULL)),
 			.line = end ? 0 : line,
 		};
-		if (w->nrows && addr < w->rows[w->nrows - 1].addr)
+		if (nrows && addr < rows[nrows - 1].addr)
 			sorted = false;
-		w->nrows++;
+		nrows++;
 	}
 	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
-		sort_array(w->rows, w->nrows, sizeof(*w->rows), cmp_row);
-	drop_empty_rows(w);
+		sort_array(rows, nrows, sizeof(*rows), cmp_row);
+	w->rows = rows;
+	w->nrows = drop_empty_rows(rows, nrows);
 	return 0;
+}
+
+/* The unit's line rows, in address order; none when it has no line program. */
+static int load_rows(struct dw *w, Dwarf_Die *cudie)
+{
+	const struct extract_ctx *x = w->x;
+
+	w->rows = NULL;
+	w->nrows = 0;
+	w->lt_ok = false;
+	if (!x->lines && !x->files && !x->inlines)
+		return 0;
+	if (w->secs.line) {
+		Dwarf_Attribute attr;
+		Dwarf_Word off;
+		Dwarf_Die cu;
+		uint8_t address_size, offset_size;
+
+		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off) &&
+		    dwarf_diecu(cudie, &cu, &address_size, &offset_size) &&
+		    !line_table_decode(&w->lt, &w->secs, off, w->comp_dir, address_size)) {
+			w->rows = w->lt.rows;
+			w->nrows = w->lt.nrows;
+			w->lt_ok = true;
+			return 0;
+		}
+	}
+	return load_libdw_rows(w, cudie);
 }
 
 static int cmp_lo(const void *pa, const void *pb)
@@ -679,8 +664,9 @@ static int cmp_lo(const void *pa, const void *pb)
 }
 
 /* Keep the unit's rows that no kept subprogram range w->subs[first..end) covers. */
-static int keep_orphans(struct dw *w, size_t first, size_t end, struct line_rows *out)
+static int keep_orphans(struct dw *w, size_t first, size_t end)
 {
+	struct line_rows *out = &w->x->orphans;
 	const char *last_in = NULL, *last_out = NULL;
 	bool open = false; /* the last row kept is in effect still */
 	struct interval *iv = malloc((end - first + 1) * sizeof(*iv));
@@ -695,19 +681,16 @@ static int keep_orphans(struct dw *w, size_t first, size_t end, struct line_rows
 			iv[niv++] = (struct interval){ w->subs[i].lo, w->subs[i].hi };
 	sort_array(iv, niv, sizeof(*iv), cmp_lo);
 	for (size_t i = 0; i < w->nrows && !err; i++) {
-		const struct row *r = &w->rows[i];
+		const struct line_row *r = &w->rows[i];
 		bool inside;
-		void *p;
 
 		while (k < niv && iv[k].hi <= r->addr)
 			k++;
 		inside = k < niv && iv[k].lo <= r->addr;
 		if (inside && open) {
 			/* A row left out ends the one kept before it: a row with no file. */
-			p = out->v;
-			if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
+			if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 				break;
-			out->v = p;
 			out->v[out->n++] = (struct line_row){ r->addr, NULL, 0 };
 			open = false;
 		}
@@ -722,59 +705,19 @@ static int keep_orphans(struct dw *w, size_t first, size_t end, struct line_rows
 				break;
 			}
 		}
-		p = out->v;
-		if ((err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v))))
+		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 			break;
-		out->v = p;
 		out->v[out->n++] = (struct line_row){ r->addr, r->file ? last_out : NULL, r->line };
 	}
 	free(iv);
 	return err;
 }
 
-static int cmp_line_row(const void *pa, const void *pb)
-{
-	const struct line_row *a = pa, *b = pb;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
-/* Sections libdw would inflate at open that lidiagen never reads (locations, macros). */
-static bool unread_section(const char *n)
-{
-	return n && (!strcmp(n, ".debug_loclists") || !strcmp(n, ".debug_loc") ||
-		     !strcmp(n, ".debug_macro") || !strcmp(n, ".debug_macinfo") ||
-		     !strcmp(n, ".zdebug_loc") || !strcmp(n, ".zdebug_macro"));
-}
-
 /*
- * libdw inflates every compressed debug section when it opens a file; the
- * location lists alone are an eighth of a large C++ file's DWARF. They are
- * made to look empty (in libelf's copy of the section headers, not the file).
- */
-static void hide_unread_sections(struct lidia_elf *e)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e->elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    unread_section(elf_strptr(e->elf, shstrndx, sh.sh_name))) {
-			sh.sh_type = SHT_NOBITS;
-			gelf_update_shdr(scn, &sh);
-		}
-	}
-}
-
-/*
- * Once libdw has inflated the compressed sections, their bytes in our
- * mapping of the file are read no more: give the pages back (a file mapping
- * reads them again if ever touched). Where they are must be noted before
- * libdw opens the file: libelf rewrites the headers of what it inflates.
+ * Once libdw has inflated the compressed sections, their bytes in the
+ * image's mapping are read no more: give the pages back. Where they are must
+ * be noted before libdw opens the image: libelf rewrites the headers of what
+ * it inflates.
  */
 struct compressed_span {
 	uint64_t off, size;
@@ -798,24 +741,11 @@ static size_t note_compressed(const struct lidia_elf *e, struct compressed_span 
 	return n;
 }
 
-static void drop_pages(const struct lidia_elf *e, const struct compressed_span *spans, size_t n)
-{
-	uintptr_t base = (uintptr_t)e->map, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	for (size_t i = 0; i < n; i++) {
-		uintptr_t lo = (base + spans[i].off + page - 1) & ~(page - 1);
-		uintptr_t hi = (base + spans[i].off + spans[i].size) & ~(page - 1);
-
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
-	}
-}
-
 /*
  * The sections the line programs read, as libdw left them (inflated).
  * Little-endian images only: the decoder reads that byte order.
  */
-static void find_line_sections(struct lidia_elf *e, struct dwarf_sections *s)
+static void find_line_sections(const struct lidia_elf *e, struct dwarf_sections *s)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -847,110 +777,130 @@ static void find_line_sections(struct lidia_elf *e, struct dwarf_sections *s)
 	}
 }
 
-int extract_dwarf(struct lidia_builder *b, struct lidia_elf *e, Dwarf *alt,
-		  const struct dwarf_extract_opts *opts, const struct sym_vec *syms,
-		  struct demangler *dm, struct intervals *covered, struct line_rows *orphans,
-		  struct dwarf_extract_stats *st)
+/* libdw's reading of e (NULL: e has no DWARF), with alt as its dwz file. */
+static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 {
-	struct dw w = { .b = b, .opts = opts, .syms = syms, .dm = dm, .st = st,
-			.covered = covered };
-	Dwarf_Die *cudies = NULL;
-	size_t ncus = 0, cap_cus = 0;
 	struct compressed_span spans[64];
-	size_t nspans;
-	Dwarf_CU *cu = NULL;
-	Dwarf *dw;
-	int err = 0;
+	size_t nspans = note_compressed(e, spans, ARRAY_SIZE(spans));
+	Dwarf *dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
 
-	hide_unread_sections(e);
-	nspans = note_compressed(e, spans, ARRAY_SIZE(spans));
-	dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
 	if (!dw)
-		return 0; /* no DWARF here */
-	find_line_sections(e, &w.secs);
-	drop_pages(e, spans, nspans);
+		return NULL;
+	find_line_sections(e, &w->secs);
+	for (size_t i = 0; i < nspans; i++)
+		debug_sections_drop_pages(e, spans[i].off, spans[i].size);
 	if (alt)
 		dwarf_setalt(dw, alt);
-	frames_init(&w.fr, b, opts->lines, opts->files);
+	return dw;
+}
 
-	/* First pass: every unit's subprogram ranges. */
+/* First pass: every unit's subprogram ranges, and the units in w->cudies. */
+static int scan_units(struct dw *w, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	int err = 0;
+
 	for (;;) {
 		Dwarf_Die cudie, subdie;
 		Dwarf_Half version;
 		uint8_t unit_type;
 		Dwarf_CU *next;
-		void *p;
 		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
 
 		if (r != 0)
-			break; /* 1: no more units; -1: the rest is unreadable */
+			return 0; /* 1: no more units; -1: the rest is unreadable */
 		cu = next;
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton &&
 		    unit_type != DW_UT_partial)
 			continue;
-		if (opts->skip_go && dwarf_srclang(&cudie) == DW_LANG_Go)
+		if (w->skip_go && dwarf_srclang(&cudie) == DW_LANG_Go)
 			continue; /* the pclntab describes Go code better */
-		p = cudies;
-		if ((err = lidia_grow(&p, &cap_cus, ncus + 1, sizeof(*cudies))))
-			goto out;
-		cudies = p;
-		cudies[ncus] = cudie;
-		st->units++;
+		if ((err = LIDIA_GROW(w->cudies, w->ncus + 1, w->cap_cus)))
+			return err;
+		w->cudies[w->ncus] = cudie;
 		/* A skeleton's code is described in its split unit (a .dwo), when found. */
-		err = scan_dies(&w, unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
-					    ? &subdie
-					    : &cudie,
-				(uint32_t)ncus, 0, false);
-		ncus++;
+		err = scan_dies(w, unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
+					   ? &subdie
+					   : &cudie,
+				(uint32_t)w->ncus, 0, false);
+		w->ncus++;
 		if (err)
-			goto out;
+			return err;
 	}
-	if ((err = resolve_overlaps(&w)))
-		goto out;
+}
 
-	/* Second pass, unit by unit: each subprogram's ranges, inlines and lines. */
-	for (size_t u = 0, i = 0; u < ncus && !err; u++) {
+/* Second pass, unit by unit: each subprogram's ranges, inlines and lines. */
+static int walk_units(struct dw *w)
+{
+	int err = 0;
+
+	for (size_t u = 0, i = 0; u < w->ncus && !err; u++) {
 		size_t first = i;
 		Dwarf_Files *files = NULL;
 		size_t nfiles;
 
-		while (i < w.nsubs && w.subs[i].unit == u)
+		while (i < w->nsubs && w->subs[i].unit == u)
 			i++;
-		set_unit(&w, &cudies[u]);
-		if ((err = load_rows(&w, &cudies[u])))
+		set_unit(w, &w->cudies[u]);
+		if ((err = load_rows(w, &w->cudies[u])))
 			break;
-		if (w.lt_ok || dwarf_getsrcfiles(&cudies[u], &files, &nfiles))
+		if (w->lt_ok || dwarf_getsrcfiles(&w->cudies[u], &files, &nfiles))
 			files = NULL;
 		for (size_t k = first; k < i && !err;) {
 			/* The ranges of one subprogram DIE are consecutive. */
 			size_t j = k + 1;
 
-			while (j < i && w.subs[j].die.addr == w.subs[k].die.addr)
+			while (j < i && w->subs[j].die.addr == w->subs[k].die.addr)
 				j++;
-			err = do_subprog(&w, &w.subs[k], j - k, files);
+			err = do_subprog(w, &w->subs[k], j - k, files);
 			k = j;
 		}
-		if (!err && orphans && opts->lines)
-			err = keep_orphans(&w, first, i, orphans);
+		if (!err && w->x->lines)
+			err = keep_orphans(w, first, i);
 	}
-	if (orphans)
-		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_line_row);
-	st->inline_ranges += w.fr.inline_ranges;
-	st->line_rows += w.fr.line_rows;
-out:
-	frames_release(&w.fr);
-	free(cudies);
-	free(w.subs);
-	free(w.rows);
-	free(w.nodes);
-	free(w.ivs);
-	free(w.stack);
-	name_blocks_reset(&w.names, true);
-	name_blocks_reset(&w.path_names, true);
-	name_blocks_reset(&w.demangled_names, true);
-	free(w.demangled);
-	line_table_release(&w.lt);
-	free(w.paths);
+	return err;
+}
+
+static void dw_release(struct dw *w)
+{
+	frames_release(&w->fr);
+	free(w->cudies);
+	free(w->subs);
+	free(w->own_rows);
+	free(w->nodes);
+	free(w->ivs);
+	free(w->stack);
+	name_blocks_reset(&w->names, true);
+	name_blocks_reset(&w->path_names, true);
+	name_blocks_reset(&w->demangled_names, true);
+	free(w->demangled);
+	line_table_release(&w->lt);
+	free(w->paths);
+}
+
+int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
+{
+	struct dw w = { .x = x, .skip_go = x->st.go_functions > 0 };
+	struct line_rows *orphans = &x->orphans;
+	Dwarf *dw = begin(&w, e, alt);
+	int err;
+
+	if (!dw)
+		return 0; /* no DWARF here */
+	frames_init(&w.fr, x->b, x->lines, x->files);
+	if (!(err = scan_units(&w, dw)) && !(err = resolve_overlaps(&w))) {
+		err = walk_units(&w);
+		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_row);
+		x->st.inline_ranges += w.fr.inline_ranges;
+		x->st.line_rows += w.fr.line_rows;
+	}
+	if (w.overlapping)
+		lidia_log(LIDIA_LOG_INFO, "%s: %zu DWARF subprogram ranges overlap another, dropped",
+			  e->name, w.overlapping);
+	if (w.bad_file_index)
+		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
+			  w.bad_file_index);
+	dw_release(&w);
 	dwarf_end(dw);
 	return err;
 }

@@ -180,12 +180,10 @@ struct dir_vec {
 
 static int push_str(const char ***v, size_t *n, size_t *cap, const char *s)
 {
-	void *p = *v;
-	int err = lidia_grow(&p, cap, *n + 1, sizeof(**v));
+	int err = LIDIA_GROW(*v, *n + 1, *cap);
 
 	if (err)
 		return err;
-	*v = p;
 	(*v)[(*n)++] = s;
 	return 0;
 }
@@ -222,13 +220,11 @@ void line_table_release(struct line_table *lt)
 
 static int add_row(struct line_table *lt, uint64_t addr, const char *file, int32_t line)
 {
-	void *p = lt->rows;
-	int err = lidia_grow(&p, &lt->cap_rows, lt->nrows + 1, sizeof(*lt->rows));
+	int err = LIDIA_GROW(lt->rows, lt->nrows + 1, lt->cap_rows);
 
 	if (err)
 		return err;
-	lt->rows = p;
-	lt->rows[lt->nrows++] = (struct line_table_row){ addr, file, line };
+	lt->rows[lt->nrows++] = (struct line_row){ addr, file, line };
 	return 0;
 }
 
@@ -240,7 +236,7 @@ struct seq {
 static int cmp_seq_addr(const void *pa, const void *pb, void *ctx)
 {
 	const struct seq *a = pa, *b = pb;
-	const struct line_table_row *rows = ctx;
+	const struct line_row *rows = ctx;
 	uint64_t x = rows[a->first].addr, y = rows[b->first].addr;
 
 	if (x != y)
@@ -250,7 +246,7 @@ static int cmp_seq_addr(const void *pa, const void *pb, void *ctx)
 
 static int order_sequences(struct line_table *lt, struct seq *seqs, size_t nseqs)
 {
-	struct line_table_row *out;
+	struct line_row *out;
 	size_t n = 0;
 
 	if (nseqs > 1)
@@ -259,7 +255,7 @@ static int order_sequences(struct line_table *lt, struct seq *seqs, size_t nseqs
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < nseqs; i++) {
-		const struct line_table_row *first = lt->rows + seqs[i].first;
+		const struct line_row *first = lt->rows + seqs[i].first;
 		uint64_t start = first->addr;
 
 		/*
@@ -287,220 +283,273 @@ static int order_sequences(struct line_table *lt, struct seq *seqs, size_t nseqs
 	return 0;
 }
 
+/* One unit's decoding: the header's fields the program needs, and what it makes. */
+struct decoder {
+	struct line_table *lt;
+	const struct dwarf_sections *s;
+	const char *comp_dir;
+	struct cursor c;
+	unsigned version, offset_size, min_inst, opcode_base;
+	int line_base, line_range;
+	const unsigned char *std_lengths, *program;
+	struct dir_vec dirs;
+	struct seq *seqs;
+	size_t nseqs, cap_seqs, seq_first;
+};
+
+static int add_file(struct decoder *d, const char *name, uint64_t dir)
+{
+	struct line_table *lt = d->lt;
+
+	return push_str(&lt->files, &lt->nfiles, &lt->cap_files,
+			file_path(lt, &d->dirs, d->version, d->comp_dir, name, dir));
+}
+
+/*
+ * The unit's header up to its directory and file tables (DWARF 5 section
+ * 6.2.4), where it leaves the cursor; the cursor's end becomes the unit's.
+ */
+static bool read_prologue(struct decoder *d, uint64_t offset, unsigned address_size)
+{
+	const struct dwarf_sections *s = d->s;
+	struct cursor *c = &d->c;
+	uint64_t unit_length, header_length;
+
+	if (!s->line || offset >= s->line_size || (address_size != 4 && address_size != 8))
+		return false;
+	c->p = s->line + offset;
+	c->end = s->line + s->line_size;
+	unit_length = u(c, 4);
+	if (unit_length == 0xffffffff) {
+		unit_length = u(c, 8);
+		d->offset_size = 8;
+	}
+	if (c->bad || unit_length > (uint64_t)(c->end - c->p))
+		return false;
+	c->end = c->p + unit_length;
+	d->version = (unsigned)u(c, 2);
+	if (d->version < 2 || d->version > 5)
+		return false;
+	if (d->version >= 5) {
+		if (u(c, 1) != address_size)
+			return false;
+		u(c, 1); /* segment selector size */
+	}
+	header_length = u(c, d->offset_size);
+	if (c->bad || header_length > (uint64_t)(c->end - c->p))
+		return false;
+	d->program = c->p + header_length;
+	d->min_inst = (unsigned)u(c, 1);
+	if (d->version >= 4)
+		u(c, 1); /* maximum operations per instruction: VLIW only */
+	u(c, 1);	 /* default_is_stmt */
+	d->line_base = (int8_t)u(c, 1);
+	d->line_range = (int)u(c, 1);
+	d->opcode_base = (unsigned)u(c, 1);
+	if (c->bad || d->line_range == 0 || d->opcode_base == 0 ||
+	    (size_t)(c->end - c->p) < d->opcode_base - 1)
+		return false;
+	d->std_lengths = c->p;
+	c->p += d->opcode_base - 1;
+	return true;
+}
+
+/* DWARF 5: the directory table, then the file table, each entry as its formats say. */
+static bool read_v5_tables(struct decoder *d)
+{
+	struct cursor *c = &d->c;
+
+	for (int table = 0; table < 2; table++) {
+		unsigned nformats = (unsigned)u(c, 1);
+		uint64_t kinds[16], forms[16], count;
+
+		if (nformats > 16)
+			return false;
+		for (unsigned i = 0; i < nformats; i++) {
+			kinds[i] = uleb(c);
+			forms[i] = uleb(c);
+		}
+		count = uleb(c);
+		if (c->bad || count > (uint64_t)(c->end - c->p))
+			return false;
+		for (uint64_t k = 0; k < count; k++) {
+			const char *name = NULL;
+			uint64_t dir = 0;
+
+			for (unsigned i = 0; i < nformats; i++) {
+				const char *sv;
+				uint64_t nv;
+
+				if (!read_form(c, d->s, (unsigned)forms[i], d->offset_size, &sv, &nv))
+					return false;
+				if (kinds[i] == DW_LNCT_path)
+					name = sv;
+				else if (kinds[i] == DW_LNCT_directory_index)
+					dir = nv;
+			}
+			if (table == 0 ? push_str(&d->dirs.v, &d->dirs.n, &d->dirs.cap, name ? name : "")
+				       : add_file(d, name, dir))
+				return false;
+		}
+	}
+	return !c->bad;
+}
+
+/* DWARF 2-4: include_directories, then file_names, each ended by an empty entry. */
+static bool read_v2_tables(struct decoder *d)
+{
+	struct cursor *c = &d->c;
+	const char *dir_name;
+
+	while ((dir_name = cstr(c)) && *dir_name)
+		if (push_str(&d->dirs.v, &d->dirs.n, &d->dirs.cap, dir_name))
+			return false;
+	/* DWARF 2-4 files count from 1: index 0 is "none". */
+	if (push_str(&d->lt->files, &d->lt->nfiles, &d->lt->cap_files, NULL))
+		return false;
+	for (;;) {
+		const char *name = cstr(c);
+		uint64_t dir;
+
+		if (!name || !*name)
+			return !c->bad;
+		dir = uleb(c);
+		uleb(c); /* mtime */
+		uleb(c); /* length */
+		if (add_file(d, name, dir))
+			return false;
+	}
+}
+
+/* The state machine's registers that rows are made of (DWARF 5 section 6.2.2). */
+struct regs {
+	uint64_t addr, file, line;
+};
+
+#define REGS_INIT ((struct regs){ .addr = 0, .file = 1, .line = 1 })
+
+/* An extended opcode, after its 0; false when it is malformed. */
+static bool extended_op(struct decoder *d, struct regs *r, bool *end_seq)
+{
+	struct cursor *c = &d->c;
+	uint64_t len = uleb(c);
+	const unsigned char *next;
+	unsigned sub;
+
+	if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
+		return false;
+	next = c->p + len;
+	sub = (unsigned)u(c, 1);
+	if (sub == DW_LNE_end_sequence) {
+		*end_seq = true;
+	} else if (sub == DW_LNE_set_address) {
+		r->addr = u(c, len - 1 >= 8 ? 8 : (unsigned)(len - 1));
+	} else if (sub == DW_LNE_define_file) {
+		const char *name = cstr(c);
+		uint64_t dir = uleb(c);
+
+		if (add_file(d, name, dir))
+			return false;
+	}
+	c->p = next; /* discriminators and vendor extensions: skipped */
+	return true;
+}
+
+/* A standard opcode (1 to opcode_base - 1); true when it makes a row. */
+static bool standard_op(struct decoder *d, unsigned op, struct regs *r)
+{
+	struct cursor *c = &d->c;
+
+	switch (op) {
+	case DW_LNS_copy:
+		return true;
+	case DW_LNS_advance_pc:
+		r->addr += uleb(c) * d->min_inst;
+		break;
+	case DW_LNS_advance_line:
+		r->line += (uint64_t)sleb(c);
+		break;
+	case DW_LNS_set_file:
+		r->file = uleb(c);
+		break;
+	case DW_LNS_const_add_pc:
+		r->addr += (uint64_t)((255 - d->opcode_base) / (unsigned)d->line_range) * d->min_inst;
+		break;
+	case DW_LNS_fixed_advance_pc:
+		r->addr += u(c, 2);
+		break;
+	default:
+		/* Other standard opcodes: skip their operands as the header says. */
+		for (unsigned i = 0; i < d->std_lengths[op - 1]; i++)
+			uleb(c);
+		break;
+	}
+	return false;
+}
+
+/* Run the program: its rows, sequence by sequence; false when it is malformed. */
+static bool run_program(struct decoder *d)
+{
+	struct line_table *lt = d->lt;
+	struct cursor *c = &d->c;
+	struct regs r = REGS_INIT;
+
+	c->p = d->program;
+	while (c->p < c->end && !c->bad) {
+		unsigned op = (unsigned)u(c, 1);
+		bool emit, end_seq = false;
+
+		if (op >= d->opcode_base) { /* a special opcode */
+			unsigned adj = op - d->opcode_base;
+
+			r.addr += (uint64_t)(adj / (unsigned)d->line_range) * d->min_inst;
+			r.line += (int64_t)d->line_base + (int64_t)(adj % (unsigned)d->line_range);
+			emit = true;
+		} else if (op == 0) {
+			if (!extended_op(d, &r, &end_seq))
+				return false;
+			emit = end_seq;
+		} else {
+			emit = standard_op(d, op, &r);
+		}
+		if (!emit)
+			continue;
+		if (end_seq ? add_row(lt, r.addr, NULL, 0)
+			    : add_row(lt, r.addr,
+				      r.file < lt->nfiles && lt->files[r.file] ? lt->files[r.file] : "",
+				      (int32_t)r.line))
+			return false;
+		if (end_seq) {
+			if (LIDIA_GROW(d->seqs, d->nseqs + 1, d->cap_seqs))
+				return false;
+			d->seqs[d->nseqs++] = (struct seq){ d->seq_first, lt->nrows - d->seq_first };
+			d->seq_first = lt->nrows;
+			r = REGS_INIT;
+		}
+	}
+	return !c->bad;
+}
+
 int line_table_decode(struct line_table *lt, const struct dwarf_sections *s, uint64_t offset,
 		      const char *comp_dir, unsigned address_size)
 {
-	struct cursor c = { 0 };
-	struct dir_vec dirs = { 0 };
-	struct seq *seqs = NULL;
-	size_t nseqs = 0, cap_seqs = 0, seq_first = 0;
-	uint64_t unit_length;
-	unsigned version, offset_size = 4, min_inst, max_ops, opcode_base;
-	int default_is_stmt, line_base, line_range;
-	const unsigned char *std_lengths, *program, *end;
+	struct decoder d = { .lt = lt, .s = s, .comp_dir = comp_dir, .offset_size = 4 };
 	int err = LIDIA_E_DWARF_LINES;
 
 	lt->nrows = 0;
 	lt->nfiles = 0;
 	name_blocks_reset(&lt->names, false);
-	if (!s->line || offset >= s->line_size || (address_size != 4 && address_size != 8))
+	if (!read_prologue(&d, offset, address_size))
 		return LIDIA_E_DWARF_LINES;
-	c.p = s->line + offset;
-	c.end = s->line + s->line_size;
-	unit_length = u(&c, 4);
-	if (unit_length == 0xffffffff) {
-		unit_length = u(&c, 8);
-		offset_size = 8;
+	if ((d.version >= 5 ? read_v5_tables(&d) : read_v2_tables(&d)) && run_program(&d)) {
+		/* Rows after the last end of sequence are not a sequence. */
+		lt->nrows = d.seq_first;
+		err = order_sequences(lt, d.seqs, d.nseqs);
 	}
-	if (c.bad || unit_length > (uint64_t)(c.end - c.p))
-		return LIDIA_E_DWARF_LINES;
-	end = c.p + unit_length;
-	c.end = end;
-	version = (unsigned)u(&c, 2);
-	if (version < 2 || version > 5)
-		return LIDIA_E_DWARF_LINES;
-	if (version >= 5) {
-		if (u(&c, 1) != address_size)
-			return LIDIA_E_DWARF_LINES;
-		u(&c, 1); /* segment selector size */
-	}
-	{
-		uint64_t header_length = u(&c, offset_size);
-
-		if (c.bad || header_length > (uint64_t)(c.end - c.p))
-			return LIDIA_E_DWARF_LINES;
-		program = c.p + header_length;
-	}
-	min_inst = (unsigned)u(&c, 1);
-	max_ops = version >= 4 ? (unsigned)u(&c, 1) : 1;
-	default_is_stmt = (int)u(&c, 1);
-	line_base = (int8_t)u(&c, 1);
-	line_range = (int)u(&c, 1);
-	opcode_base = (unsigned)u(&c, 1);
-	(void)default_is_stmt;
-	(void)max_ops;
-	if (c.bad || line_range == 0 || opcode_base == 0 ||
-	    (size_t)(c.end - c.p) < opcode_base - 1)
-		return LIDIA_E_DWARF_LINES;
-	std_lengths = c.p;
-	c.p += opcode_base - 1;
-
-	/* Directories and files. */
-	if (version >= 5) {
-		for (int table = 0; table < 2; table++) {
-			unsigned nformats = (unsigned)u(&c, 1);
-			uint64_t kinds[16], forms[16], count;
-
-			if (nformats > 16)
-				goto out;
-			for (unsigned i = 0; i < nformats; i++) {
-				kinds[i] = uleb(&c);
-				forms[i] = uleb(&c);
-			}
-			count = uleb(&c);
-			if (c.bad || count > (uint64_t)(c.end - c.p))
-				goto out;
-			for (uint64_t k = 0; k < count; k++) {
-				const char *name = NULL;
-				uint64_t dir = 0;
-
-				for (unsigned i = 0; i < nformats; i++) {
-					const char *sv;
-					uint64_t nv;
-
-					if (!read_form(&c, s, (unsigned)forms[i], offset_size, &sv, &nv))
-						goto out;
-					if (kinds[i] == DW_LNCT_path)
-						name = sv;
-					else if (kinds[i] == DW_LNCT_directory_index)
-						dir = nv;
-				}
-				if (table == 0 ? push_str(&dirs.v, &dirs.n, &dirs.cap, name ? name : "")
-					       : push_str(&lt->files, &lt->nfiles, &lt->cap_files,
-							  file_path(lt, &dirs, version, comp_dir, name, dir)))
-					goto out;
-			}
-		}
-	} else {
-		const char *d;
-
-		while ((d = cstr(&c)) && *d)
-			if (push_str(&dirs.v, &dirs.n, &dirs.cap, d))
-				goto out;
-		/* DWARF 2-4 files count from 1: index 0 is "none". */
-		if (push_str(&lt->files, &lt->nfiles, &lt->cap_files, NULL))
-			goto out;
-		for (;;) {
-			const char *name = cstr(&c);
-			uint64_t dir;
-
-			if (!name || !*name)
-				break;
-			dir = uleb(&c);
-			uleb(&c); /* mtime */
-			uleb(&c); /* length */
-			if (push_str(&lt->files, &lt->nfiles, &lt->cap_files,
-				     file_path(lt, &dirs, version, comp_dir, name, dir)))
-				goto out;
-		}
-	}
-	if (c.bad)
-		goto out;
-
-	/* The program. */
-	c.p = program;
-	{
-		uint64_t addr = 0, file = 1, line = 1;
-
-		while (c.p < c.end && !c.bad) {
-			unsigned op = (unsigned)u(&c, 1);
-			bool emit = false, end_seq = false;
-
-			if (op >= opcode_base) {
-				unsigned adj = op - opcode_base;
-
-				addr += (uint64_t)(adj / (unsigned)line_range) * min_inst;
-				line += (int64_t)line_base + (int64_t)(adj % (unsigned)line_range);
-				emit = true;
-			} else if (op == 0) {
-				uint64_t len = uleb(&c);
-				const unsigned char *next;
-				unsigned sub;
-
-				if (c.bad || len == 0 || len > (uint64_t)(c.end - c.p))
-					goto out;
-				next = c.p + len;
-				sub = (unsigned)u(&c, 1);
-				if (sub == DW_LNE_end_sequence) {
-					emit = end_seq = true;
-				} else if (sub == DW_LNE_set_address) {
-					addr = u(&c, len - 1 >= 8 ? 8 : (unsigned)(len - 1));
-				} else if (sub == DW_LNE_define_file) {
-					const char *name = cstr(&c);
-					uint64_t dir = uleb(&c);
-
-					if (push_str(&lt->files, &lt->nfiles, &lt->cap_files,
-						     file_path(lt, &dirs, version, comp_dir, name, dir)))
-						goto out;
-				}
-				c.p = next; /* discriminators and vendor extensions: skipped */
-			} else {
-				switch (op) {
-				case DW_LNS_copy:
-					emit = true;
-					break;
-				case DW_LNS_advance_pc:
-					addr += uleb(&c) * min_inst;
-					break;
-				case DW_LNS_advance_line:
-					line += (uint64_t)sleb(&c);
-					break;
-				case DW_LNS_set_file:
-					file = uleb(&c);
-					break;
-				case DW_LNS_const_add_pc:
-					addr += (uint64_t)((255 - opcode_base) / (unsigned)line_range) * min_inst;
-					break;
-				case DW_LNS_fixed_advance_pc:
-					addr += u(&c, 2);
-					break;
-				default:
-					/* Other standard opcodes: skip their operands as the header says. */
-					for (unsigned i = 0; i < std_lengths[op - 1]; i++)
-						uleb(&c);
-					break;
-				}
-			}
-			if (!emit)
-				continue;
-			if (add_row(lt, addr,
-				    end_seq ? NULL
-					    : file < lt->nfiles && lt->files[file] ? lt->files[file] : "",
-				    end_seq ? 0 : (int32_t)line))
-				goto out;
-			if (end_seq) {
-				void *p = seqs;
-
-				if (lidia_grow(&p, &cap_seqs, nseqs + 1, sizeof(*seqs)))
-					goto out;
-				seqs = p;
-				seqs[nseqs++] = (struct seq){ seq_first, lt->nrows - seq_first };
-				seq_first = lt->nrows;
-				addr = 0;
-				file = 1;
-				line = 1;
-			}
-		}
-	}
-	if (c.bad)
-		goto out;
-	lt->nrows = seq_first; /* rows after the last end of sequence are not a sequence */
-	err = order_sequences(lt, seqs, nseqs);
-out:
 	if (err == -ENOMEM)
 		err = LIDIA_E_DWARF_LINES;
-	free(dirs.v);
-	free(seqs);
+	free(d.dirs.v);
+	free(d.seqs);
 	if (err)
 		lt->nrows = 0;
 	return err;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef LIDIA_DWARF_LINES_H
-#define LIDIA_DWARF_LINES_H
+#ifndef LIDIA_LINE_TABLE_H
+#define LIDIA_LINE_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "line_rows.h"
 #include "name_blocks.h"
 
 /* The inflated sections a line program reads. */
@@ -13,16 +14,9 @@ struct dwarf_sections {
 	size_t line_size, str_size, line_str_size;
 };
 
-/* A row: line applies from addr on; file NULL ends a sequence. */
-struct line_table_row {
-	uint64_t addr;
-	const char *file;
-	int32_t line;
-};
-
 /* One unit's decoded line program; reused unit after unit. */
 struct line_table {
-	struct line_table_row *rows;
+	struct line_row *rows; /* in address order, each sequence ended by a row with no file */
 	size_t nrows, cap_rows;
 	const char **files; /* by DWARF file index (DW_AT_call_file too); NULL: none */
 	size_t nfiles, cap_files;

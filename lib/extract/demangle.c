@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Demangling, through LLVM's demangler (demangle_llvm.cc): the names then
+ * Extract: demangling, through LLVM's demangler (demangle_llvm.cc): the names then
  * read exactly as llvm-symbolizer, the reference symbolizer, prints them.
  */
 #include <stdlib.h>

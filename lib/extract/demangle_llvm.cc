@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one C++ file: a C entry point into LLVM's demangler (libLLVMDemangle),
+// Extract: the one C++ file, a C entry point into LLVM's demangler (libLLVMDemangle),
 // so that names read exactly as llvm-symbolizer prints them (Itanium, Rust
 // and D schemes; ">>" and "(.cold)" where GNU's demangler writes "> >" and
 // "[clone .cold]").

@@ -2,31 +2,32 @@
 /* Extract: everything known about one build's functions, from all its images, into a builder. */
 #include "debug_find.h"
 #include "debug_sections.h"
-#include "demangle.h"
 #include "dwarf_extract.h"
 #include "elf_mem.h"
 #include "functions.h"
-#include "gopclntab.h"
+#include "go_extract.h"
 #include "internal.h"
-#include "intervals.h"
-#include "symbols.h"
+#include "name_blocks.h"
+#include "pclntab_find.h"
+
+void extract_ctx_release(struct extract_ctx *x)
+{
+	free(x->covered.v);
+	free(x->orphans.v);
+	name_blocks_reset(&x->orphans.names, true);
+	free(x->syms.v);
+	demangler_release(&x->dm);
+}
 
 /* The Go pclntab of the first image that has one (a debug file has none: NOBITS). */
-static int extract_go(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
-		      const struct lidia_extract_opts *opts, struct intervals *covered,
-		      struct lidia_extract_stats *st)
+static int extract_go(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n)
 {
-	struct go_extract_opts go = {
-		.inlines = !OPTS_GET(opts, no_inlines, false),
-		.lines = !OPTS_GET(opts, no_lines, false),
-		.files = !OPTS_GET(opts, no_files, false),
-	};
-	struct go_extract_stats gs = { 0 };
 	struct gotab t;
-	int err = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		size_t bad = x->st.bad_functions;
 		int found = gotab_find(&t, elfs[i]);
+		int err;
 
 		if (found < 0) {
 			lidia_log(LIDIA_LOG_WARN, "%s: %s", elfs[i]->name, lidia_strerror(found));
@@ -34,21 +35,16 @@ static int extract_go(struct lidia_builder *b, struct lidia_elf *const *elfs, si
 		}
 		if (!found)
 			continue;
-		if (t.version >= GO_1_18 && !t.have_gofunc && go.inlines)
+		if (t.version >= GO_1_18 && !t.have_gofunc && x->inlines)
 			lidia_log(LIDIA_LOG_WARN, "%s: go:func.* not found, no inline frames",
 				  elfs[i]->name);
-		err = gotab_extract(b, &t, &go, covered, &gs);
-		if (gs.bad_functions)
+		err = gotab_extract(x, &t);
+		if (x->st.bad_functions > bad)
 			lidia_log(LIDIA_LOG_WARN, "%s: %zu Go functions with a malformed table",
-				  elfs[i]->name, gs.bad_functions);
-		break;
+				  elfs[i]->name, x->st.bad_functions - bad);
+		return err;
 	}
-	st->go_functions = gs.functions;
-	st->functions += gs.functions;
-	st->inline_ranges += gs.inline_ranges;
-	st->line_rows += gs.line_rows;
-	st->bad_functions += gs.bad_functions;
-	return err;
+	return 0;
 }
 
 static const char *const default_debug_dirs[] = { "/usr/lib/debug", NULL };
@@ -61,9 +57,9 @@ static const char *const *debug_dirs(const struct lidia_extract_opts *opts)
 }
 
 /* The image with the most DWARF: a debug file over its stripped binary. */
-static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
+static const struct lidia_elf *dwarf_image(const struct lidia_elf *const *elfs, size_t n)
 {
-	struct lidia_elf *best = NULL;
+	const struct lidia_elf *best = NULL;
 	uint64_t best_size = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -80,137 +76,146 @@ static struct lidia_elf *dwarf_image(struct lidia_elf *const *elfs, size_t n)
 	return best;
 }
 
-static int extract_debuginfo(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
-			     const struct lidia_extract_opts *opts, const struct sym_vec *syms,
-			     struct demangler *dm, struct intervals *covered,
-			     struct line_rows *orphans, struct lidia_extract_stats *st)
+/*
+ * The DWARF of the image that has the most, with its dwz file. libdw reads
+ * copies of what it would inflate: the images are the caller's.
+ */
+static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n,
+			     const struct lidia_extract_opts *opts)
 {
-	struct dwarf_extract_opts o = {
-		.inlines = !OPTS_GET(opts, no_inlines, false),
-		.lines = !OPTS_GET(opts, no_lines, false),
-		.files = !OPTS_GET(opts, no_files, false),
-		.skip_go = st->go_functions > 0,
-	};
-	struct dwarf_extract_stats ds = { 0 };
-	struct lidia_elf *e = dwarf_image(elfs, n), *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
+	const struct lidia_elf *e = dwarf_image(elfs, n);
+	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
 	Dwarf *alt_dw = NULL;
 	int err;
 
 	if (!e)
 		return 0;
 	/* Broken compressed DWARF costs the DWARF, not the file: symbols still name it all. */
-	if ((err = debug_sections_inflate(e, &inflated))) {
+	if ((err = debug_sections_inflate(e, true, &inflated))) {
 		lidia_log(LIDIA_LOG_WARN, "%s: debug sections cannot be inflated (%s): symbols only",
 			  e->name, lidia_strerror(err));
 		return err == -ENOMEM ? err : 0;
 	}
+	/* The dwz file is the extraction's own: libdw inflates its zlib sections in it. */
 	if (!OPTS_GET(opts, no_debug_search, false) &&
 	    debug_find_alt(e, debug_dirs(opts), &alt) > 0) {
-		if (debug_sections_inflate(alt, &alt_inflated))
+		if (debug_sections_inflate(alt, false, &alt_inflated))
 			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
 				  e->name);
 		else
 			alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf,
 						 DWARF_C_READ, NULL);
 	}
-	err = extract_dwarf(b, inflated ? inflated : e, alt_dw, &o, syms, dm, covered, orphans,
-			    &ds);
+	err = extract_dwarf(x, inflated ? inflated : e, alt_dw);
 	if (alt_dw)
 		dwarf_end(alt_dw);
 	lidia_elf_close(alt_inflated);
 	lidia_elf_close(alt);
 	lidia_elf_close(inflated);
-	if (ds.overlapping)
-		lidia_log(LIDIA_LOG_INFO, "%s: %zu DWARF subprogram ranges overlap another, dropped",
-			  e->name, ds.overlapping);
-	if (ds.bad_file_index)
-		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
-			  ds.bad_file_index);
-	st->dwarf_functions = ds.functions;
-	st->functions += ds.functions;
-	st->inline_ranges += ds.inline_ranges;
-	st->line_rows += ds.line_rows;
 	return err;
 }
 
-int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs, size_t n,
-		  const struct lidia_extract_opts *opts, struct lidia_extract_stats *stats)
+/*
+ * All the images to read: elfs, then what they point at (a separate debug
+ * file, when no image has DWARF), each one opened here also in opened[].
+ */
+static void find_images(const struct lidia_elf *const *elfs, size_t n,
+			const struct lidia_extract_opts *opts, const struct lidia_elf **all,
+			size_t *nall, struct lidia_elf **opened, size_t *nopened,
+			struct lidia_extract_stats *st)
+{
+	memcpy(all, elfs, n * sizeof(*elfs));
+	*nall = n;
+	if (OPTS_GET(opts, no_debug_search, false) || OPTS_GET(opts, no_dwarf, false) ||
+	    dwarf_image(all, *nall))
+		return;
+	for (size_t i = 0; i < n && *nall == n; i++) {
+		struct lidia_elf *d;
+
+		if (debug_find_file(elfs[i], debug_dirs(opts), &d) > 0)
+			all[(*nall)++] = opened[(*nopened)++] = d;
+	}
+	st->found_debug_file = *nall > n;
+}
+
+/*
+ * The function symbols of all the images, resolved; MiniDebugInfo's when
+ * none has a .symtab (its image kept in opened[]).
+ */
+static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n,
+			   const struct lidia_elf *const *all, size_t nall,
+			   const struct lidia_extract_opts *opts, struct lidia_elf **opened,
+			   size_t *nopened)
 {
 	bool symtab = !OPTS_GET(opts, no_symtab, false);
 	bool dynsym = !OPTS_GET(opts, no_dynsym, false);
-	struct lidia_extract_stats st = { 0 };
-	struct demangler dm = { .enabled = !OPTS_GET(opts, no_demangle, false) };
-	struct intervals covered = { 0 };
-	struct line_rows orphans = { 0 };
-	struct sym_vec syms = { 0 };
-	struct lidia_elf **all = NULL, *opened[2];
-	size_t nsym = 0, nall = 0, nopened = 0;
+	bool any_symtab = false;
 	int err = 0;
 
-	if (!n)
+	for (size_t i = 0; i < nall && !err; i++)
+		err = symbols_collect(&x->syms, all[i], symtab, dynsym);
+	if (err || !symtab)
+		return err;
+	for (size_t i = 0; i < nall; i++) {
+		struct lidia_elf_info info;
+
+		lidia_elf_info(all[i], &info);
+		any_symtab |= info.has_symtab;
+	}
+	for (size_t i = 0; i < n && !any_symtab; i++) {
+		struct lidia_elf *mini;
+
+		if (debug_minidebuginfo(elfs[i], &mini) <= 0)
+			continue;
+		opened[(*nopened)++] = mini;
+		x->st.used_minidebuginfo = true;
+		return symbols_collect(&x->syms, mini, true, false);
+	}
+	return 0;
+}
+
+int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, size_t n,
+		  const struct lidia_extract_opts *opts, struct lidia_extract_stats *stats)
+{
+	const struct lidia_elf *const *elfs = (const struct lidia_elf *const *)elfs_in;
+	struct extract_ctx x = {
+		.b = b,
+		.inlines = !OPTS_GET(opts, no_inlines, false),
+		.lines = !OPTS_GET(opts, no_lines, false),
+		.files = !OPTS_GET(opts, no_files, false),
+		.dm = { .enabled = !OPTS_GET(opts, no_demangle, false) },
+	};
+	const struct lidia_elf **all = NULL;
+	struct lidia_elf *opened[2];
+	size_t nall = 0, nopened = 0;
+	int err = 0;
+
+	if (!n || !OPTS_VALID(opts, lidia_extract_opts))
 		return LIDIA_E_INVAL;
-	/* What the images point at: a separate debug file, MiniDebugInfo. */
-	all = calloc(n + 2, sizeof(*all));
+	all = calloc(n + 1, sizeof(*all));
 	if (!all) {
 		err = -ENOMEM;
 		goto out;
 	}
-	memcpy(all, elfs, n * sizeof(*elfs));
-	nall = n;
-	if (!OPTS_GET(opts, no_debug_search, false) && !OPTS_GET(opts, no_dwarf, false) &&
-	    !dwarf_image(all, nall)) {
-		for (size_t i = 0; i < n && nall == n; i++)
-			if (debug_find_file(elfs[i], debug_dirs(opts), &all[nall]) > 0)
-				opened[nopened++] = all[nall++];
-		st.found_debug_file = nall > n;
-	}
-	for (size_t i = 0; i < nall && !err; i++)
-		err = symbols_collect(&syms, all[i], symtab, dynsym);
-	if (!err && symtab) {
-		bool any_symtab = false;
-
-		for (size_t i = 0; i < nall; i++) {
-			struct lidia_elf_info info;
-
-			lidia_elf_info(all[i], &info);
-			any_symtab |= info.has_symtab;
-		}
-		for (size_t i = 0; i < n && !any_symtab && !err; i++) {
-			struct lidia_elf *mini;
-
-			if (debug_minidebuginfo(elfs[i], &mini) <= 0)
-				continue;
-			opened[nopened++] = mini;
-			err = symbols_collect(&syms, mini, true, false);
-			st.used_minidebuginfo = true;
-			break;
-		}
-	}
-	if (err)
+	find_images(elfs, n, opts, all, &nall, opened, &nopened, &x.st);
+	if ((err = collect_symbols(&x, elfs, n, all, nall, opts, opened, &nopened)))
 		goto out;
-	st.symbols_read = syms.n;
-	symbols_resolve(&syms);
+	x.st.symbols_read = x.syms.n;
+	symbols_resolve(&x.syms);
 	/* Best source first; each later one fills only what is not yet covered. */
-	if (!OPTS_GET(opts, no_go, false) &&
-	    (err = extract_go(b, elfs, n, opts, &covered, &st)))
+	if (!OPTS_GET(opts, no_go, false) && (err = extract_go(&x, elfs, n)))
 		goto out;
-	intervals_normalize(&covered);
-	if (!OPTS_GET(opts, no_dwarf, false) &&
-	    (err = extract_debuginfo(b, all, nall, opts, &syms, &dm, &covered, &orphans, &st)))
+	intervals_normalize(&x.covered);
+	if (!OPTS_GET(opts, no_dwarf, false) && (err = extract_debuginfo(&x, all, nall, opts)))
 		goto out;
-	intervals_normalize(&covered);
-	err = functions_add_symbols(b, &syms, &covered, &dm, !OPTS_GET(opts, no_files, false),
-				    &orphans, &nsym);
-	st.functions += nsym;
+	intervals_normalize(&x.covered);
+	err = functions_add_symbols(&x);
 out:
 	for (size_t i = 0; i < nopened; i++)
 		lidia_elf_close(opened[i]);
 	free(all);
-	demangler_release(&dm);
-	free(syms.v);
-	free(covered.v);
-	line_rows_release(&orphans);
 	if (stats)
-		*stats = st;
+		*stats = x.st;
+	extract_ctx_release(&x);
 	return err;
 }

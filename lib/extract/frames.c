@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Ranges from chains of inlined frames; see frames.h. */
+/* Extract: ranges from chains of inlined frames, for Go and DWARF alike; see frames.h. */
 #include "frames.h"
 #include "internal.h"
 
@@ -86,12 +86,10 @@ static int open_level(struct frames *fr, size_t d, int32_t node, uint64_t va)
 {
 	size_t old = fr->cap_levels;
 	struct frame_level *l;
-	void *p = fr->levels;
 	int err;
 
-	if ((err = lidia_grow(&p, &fr->cap_levels, d + 1, sizeof(*fr->levels))))
+	if ((err = LIDIA_GROW(fr->levels, d + 1, fr->cap_levels)))
 		return err;
-	fr->levels = p;
 	if (fr->cap_levels > old) /* new slots own no rows yet */
 		memset(fr->levels + old, 0, (fr->cap_levels - old) * sizeof(*fr->levels));
 	l = &fr->levels[d];
@@ -105,7 +103,6 @@ static int open_level(struct frames *fr, size_t d, int32_t node, uint64_t va)
 static int add_row(struct frame_level *l, uint64_t pc, int32_t line)
 {
 	uint32_t ln = line > 0 ? (uint32_t)line : 0;
-	void *p;
 	int err;
 
 	if (l->nrows && l->rows[l->nrows - 1].line == ln)
@@ -116,10 +113,8 @@ static int add_row(struct frame_level *l, uint64_t pc, int32_t line)
 	}
 	if (!l->nrows && !ln)
 		return 0; /* nothing known yet: the reader's answer is 0 anyway */
-	p = l->rows;
-	if ((err = lidia_grow(&p, &l->cap, l->nrows + 1, sizeof(*l->rows))))
+	if ((err = LIDIA_GROW(l->rows, l->nrows + 1, l->cap)))
 		return err;
-	l->rows = p;
 	l->rows[l->nrows++] = (struct lidia_line){ (uint32_t)(pc - l->va), ln };
 	return 0;
 }
@@ -138,16 +133,13 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 {
 	size_t d, same = 0;
 	struct frame_level *l;
-	void *p;
 	int err;
 
 	if (node >= (int32_t)fr->nnodes)
 		node = -1;
 	d = node < 0 ? 0 : (size_t)fr->nodes[node].depth;
-	p = fr->chain;
-	if ((err = lidia_grow(&p, &fr->cap_chain, d + 1, sizeof(*fr->chain))))
+	if ((err = LIDIA_GROW(fr->chain, d + 1, fr->cap_chain)))
 		return err;
-	fr->chain = p;
 	for (int32_t k = node, j = (int32_t)d; k >= 0 && j > 0; k = fr->nodes[k].parent, j--)
 		fr->chain[j] = k; /* outermost first: chain[1..d] */
 

@@ -1,35 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Depth-0 ranges from symbols: aliases resolved, overlaps cut (spec section 4). */
+/* Extract: depth-0 ranges from resolved symbols, overlaps cut (spec section 4). */
 #include "builder.h"
-#include "demangle.h"
 #include "functions.h"
 #include "internal.h"
-#include "name_blocks.h"
-
-static int cmp_sym(const void *pa, const void *pb)
-{
-	const struct sym *a = pa, *b = pb;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	/* Within one address, the winner first. */
-	if (a->size != b->size)
-		return a->size > b->size ? -1 : 1;
-	if (a->table != b->table)
-		return a->table > b->table ? -1 : 1;
-	if (a->index != b->index)
-		return a->index > b->index ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
 
 struct sweep {
-	struct lidia_builder *b;
-	bool files;
-	const struct line_rows *rows;
+	struct extract_ctx *x;
 	struct lidia_line *lines; /* scratch for one piece's rows */
 	size_t cap_lines;
-	struct demangler *dm;
-	const struct intervals *covered;
 	size_t next_cover; /* pieces come in address order, so the cursor only moves on */
 	size_t added;
 };
@@ -42,7 +20,8 @@ struct sweep {
 static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from,
 			 uint64_t to)
 {
-	const struct line_rows *rows = sw->rows;
+	const struct line_rows *rows = &sw->x->orphans;
+	bool files = sw->x->files;
 	size_t lo = 0, hi = rows->n, n = 0;
 	uint64_t start = from;
 	const char *file = NULL;
@@ -60,9 +39,8 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 		const struct line_row *row = &rows->v[i];
 		uint64_t at = row->addr > from ? row->addr : from;
 		uint32_t line = row->file && row->line > 0 ? (uint32_t)row->line : 0;
-		void *p = sw->lines;
 
-		if (sw->files && row->file && file && strcmp(row->file, file) && at > start) {
+		if (files && row->file && file && strcmp(row->file, file) && at > start) {
 			/* Rows at the split point (equal addresses) belong to the next piece. */
 			while (n && sw->lines[n - 1].offset >= at - start)
 				n--;
@@ -72,7 +50,7 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 			r->lines = sw->lines;
 			r->line_count = n;
 			sw->added++;
-			if ((err = lidia_builder_add(sw->b, r)))
+			if ((err = lidia_builder_add(sw->x->b, r)))
 				return err;
 			start = at;
 			n = 0;
@@ -89,37 +67,37 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 		}
 		if (!n && !line)
 			continue;
-		if ((err = lidia_grow(&p, &sw->cap_lines, n + 1, sizeof(*sw->lines))))
+		if ((err = LIDIA_GROW(sw->lines, n + 1, sw->cap_lines)))
 			return err;
-		sw->lines = p;
 		sw->lines[n++] = (struct lidia_line){ (uint32_t)(at - start), line };
 	}
 	r->va = start;
 	r->length = to - start;
-	if (sw->files && file)
+	if (files && file)
 		r->file = file;
 	r->lines = sw->lines;
 	r->line_count = n;
 	sw->added++;
-	return lidia_builder_add(sw->b, r);
+	return lidia_builder_add(sw->x->b, r);
 }
 
 static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
+	struct extract_ctx *x = sw->x;
 	struct lidia_range_desc r = { .va = from, .length = to - from,
-				      .func = demangle(sw->dm, s->name),
-				      .file = sw->files ? s->file : NULL };
+				      .func = demangle(&x->dm, s->name),
+				      .file = x->files ? s->file : NULL };
 
-	if (sw->rows && sw->rows->n && to - from <= UINT32_MAX)
+	if (x->orphans.n && to - from <= UINT32_MAX)
 		return add_with_rows(sw, &r, from, to);
 	sw->added++;
-	return lidia_builder_add(sw->b, &r);
+	return lidia_builder_add(x->b, &r);
 }
 
 /* Add [from, to) of s, less what the covered intervals already describe. */
 static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
-	const struct intervals *c = sw->covered;
+	const struct intervals *c = &sw->x->covered;
 	size_t i = sw->next_cover;
 	int err;
 
@@ -139,72 +117,15 @@ static int emit(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t t
 	return add_piece(sw, s, from, to);
 }
 
-void symbols_resolve(struct sym_vec *syms)
+int functions_add_symbols(struct extract_ctx *x)
 {
-	uint64_t sized_end = 0;
-	size_t n = 0;
-
-	sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
-	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
-		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
-			syms->v[n++] = syms->v[i];
-	syms->n = n;
-
-	/*
-	 * A symbol of unknown size (assembly without .size) reaches, as
-	 * llvm-symbolizer takes it, to the next symbol or its section's end; one
-	 * inside a sized function is a label there, and is dropped.
-	 */
-	n = 0;
-	for (size_t i = 0; i < syms->n; i++) {
-		struct sym s = syms->v[i];
-
-		if (s.size == 0) {
-			uint64_t end = i + 1 < syms->n ? syms->v[i + 1].addr : s.sec_end;
-
-			if (s.sec_end && s.sec_end < end)
-				end = s.sec_end;
-			if (s.addr < sized_end || end <= s.addr)
-				continue;
-			s.size = end - s.addr;
-		} else if (s.addr + s.size > sized_end) {
-			sized_end = s.addr + s.size;
-		}
-		syms->v[n++] = s;
-	}
-	syms->n = n;
-}
-
-const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr)
-{
-	size_t lo = 0, hi = syms->n;
-
-	while (lo < hi) { /* first symbol starting past addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms->v[mid].addr > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	/* The latest start at or before addr that still covers it; nesting is shallow. */
-	for (size_t i = lo, tries = 0; i-- > 0 && tries < 64; tries++)
-		if (addr - syms->v[i].addr < syms->v[i].size)
-			return &syms->v[i];
-	return NULL;
-}
-
-int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
-			  const struct intervals *covered, struct demangler *dm, bool files,
-			  const struct line_rows *rows, size_t *nfuncs)
-{
-	struct sweep sw = { .b = b, .covered = covered, .dm = dm, .files = files, .rows = rows };
+	const struct sym_vec *syms = &x->syms;
+	struct sweep sw = { .x = x };
 	const struct sym **stack = NULL;
 	size_t n = syms->n, depth = 0;
 	uint64_t pos = 0;
 	int err = 0;
 
-	*nfuncs = 0;
 	if (!n)
 		return 0;
 	{
@@ -213,7 +134,7 @@ int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
 
 		for (size_t i = 0; i < n; i++)
 			bytes += strlen(syms->v[i].name) + 4;
-		if ((err = builder_reserve(b, n, bytes)))
+		if ((err = builder_reserve(x->b, n, bytes)))
 			return err;
 	}
 	stack = malloc(n * sizeof(*stack));
@@ -251,13 +172,6 @@ int functions_add_symbols(struct lidia_builder *b, const struct sym_vec *syms,
 out:
 	free(stack);
 	free(sw.lines);
-	*nfuncs = sw.added;
+	x->st.functions += sw.added;
 	return err;
-}
-
-void line_rows_release(struct line_rows *r)
-{
-	free(r->v);
-	name_blocks_reset(&r->names, true);
-	memset(r, 0, sizeof(*r));
 }

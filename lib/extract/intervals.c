@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Sets of address intervals: what higher-priority sources already cover. */
+/* Extract: sets of address intervals, what higher-priority sources already cover. */
 #include "internal.h"
 #include "intervals.h"
 
 int intervals_add(struct intervals *s, uint64_t lo, uint64_t hi)
 {
-	void *p = s->v;
 	int err;
 
 	if (hi <= lo)
 		return 0;
-	err = lidia_grow(&p, &s->cap, s->n + 1, sizeof(*s->v));
-	if (err)
+	if ((err = LIDIA_GROW(s->v, s->n + 1, s->cap)))
 		return err;
-	s->v = p;
 	s->v[s->n++] = (struct interval){ lo, hi };
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Names made on the way (demangled, joined, shortened) kept in blocks that never move. */
+/* Extract: names made on the way (demangled, joined, shortened), in blocks that never move. */
 #include "internal.h"
 #include "name_blocks.h"
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Extract: function symbols from an ELF image's .symtab and .dynsym (libelf). */
+/*
+ * Extract: function symbols from an ELF image's .symtab and .dynsym (libelf),
+ * and one symbol per address, as llvm-symbolizer resolves aliases.
+ */
 #include "internal.h"
 #include "symbols.h"
 
@@ -38,7 +41,6 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		GElf_Sym s;
 		const char *name;
 		int type;
-		void *p;
 		int err;
 
 		if (!gelf_getsym(data, (int)i, &s))
@@ -68,11 +70,8 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		if (s.st_value + s.st_size < s.st_value)
 			continue;
 
-		p = out->v;
-		err = lidia_grow(&p, &out->cap, out->n + 1, sizeof(*out->v));
-		if (err)
+		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 			return err;
-		out->v = p;
 		out->v[out->n++] = (struct sym){
 			.addr = s.st_value,
 			.size = s.st_size,
@@ -122,4 +121,75 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab,
 			err = collect_table(out, e, scn, &sh, SYM_DYNSYM);
 	}
 	return err;
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct sym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* Within one address, the winner first. */
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->table != b->table)
+		return a->table > b->table ? -1 : 1;
+	if (a->index != b->index)
+		return a->index > b->index ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void symbols_resolve(struct sym_vec *syms)
+{
+	uint64_t sized_end = 0;
+	size_t n = 0;
+
+	sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
+	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
+		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
+			syms->v[n++] = syms->v[i];
+	syms->n = n;
+
+	/*
+	 * A symbol of unknown size (assembly without .size) reaches, as
+	 * llvm-symbolizer takes it, to the next symbol or its section's end; one
+	 * inside a sized function is a label there, and is dropped.
+	 */
+	n = 0;
+	for (size_t i = 0; i < syms->n; i++) {
+		struct sym s = syms->v[i];
+
+		if (s.size == 0) {
+			uint64_t end = i + 1 < syms->n ? syms->v[i + 1].addr : s.sec_end;
+
+			if (s.sec_end && s.sec_end < end)
+				end = s.sec_end;
+			if (s.addr < sized_end || end <= s.addr)
+				continue;
+			s.size = end - s.addr;
+		} else if (s.addr + s.size > sized_end) {
+			sized_end = s.addr + s.size;
+		}
+		syms->v[n++] = s;
+	}
+	syms->n = n;
+}
+
+const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr)
+{
+	size_t lo = 0, hi = syms->n;
+
+	while (lo < hi) { /* first symbol starting past addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms->v[mid].addr > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* The latest start at or before addr that still covers it; nesting is shallow. */
+	for (size_t i = lo, tries = 0; i-- > 0 && tries < 64; tries++)
+		if (addr - syms->v[i].addr < syms->v[i].size)
+			return &syms->v[i];
+	return NULL;
 }

@@ -34,4 +34,15 @@ struct sym_vec {
  */
 int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym);
 
+/*
+ * Sort syms and keep one symbol per start address: the aliases' winner
+ * (largest size, then .symtab over .dynsym, then the later entry in its
+ * table, as llvm-symbolizer picks, then the name). A symbol of unknown size
+ * reaches to the next one or its section's end.
+ */
+void symbols_resolve(struct sym_vec *syms);
+
+/* The innermost resolved symbol that covers addr, or NULL. */
+const struct sym *symbols_find(const struct sym_vec *syms, uint64_t addr);
+
 #endif

@@ -84,7 +84,6 @@ static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
 int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 {
 	struct brange *br;
-	void *p;
 	int err;
 
 	if (b->finalized)
@@ -101,18 +100,10 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	if (b->nranges >= UINT32_MAX || b->nlines + r->line_count >= UINT32_MAX)
 		return LIDIA_E_TOO_BIG;
 
-	p = b->ranges;
-	err = lidia_grow(&p, &b->cap_ranges, b->nranges + 1, sizeof(*b->ranges));
-	if (err)
+	if ((err = LIDIA_GROW(b->ranges, b->nranges + 1, b->cap_ranges)))
 		return err;
-	b->ranges = p;
-	if (r->line_count) {
-		p = b->lines;
-		err = lidia_grow(&p, &b->cap_lines, b->nlines + r->line_count, sizeof(*b->lines));
-		if (err)
-			return err;
-		b->lines = p;
-	}
+	if (r->line_count && (err = LIDIA_GROW(b->lines, b->nlines + r->line_count, b->cap_lines)))
+		return err;
 
 	br = &b->ranges[b->nranges];
 	br->va = r->va;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What extractors may do to a builder beyond the public API. */
+/* Write: what extractors may do to a builder beyond the public API. */
 #ifndef LIDIA_BUILDER_H
 #define LIDIA_BUILDER_H
 

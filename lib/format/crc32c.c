@@ -4,14 +4,17 @@
  * them at open, so this runs over every byte we write: hardware where there
  * is SSE4.2, slicing-by-8 elsewhere.
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "crc32c.h"
 
 #define POLY 0x82f63b78u
 
+/* Built once, by the first call of any thread (pthread_once), then only read. */
 static uint32_t table[8][256];
-static int table_ready;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void make_table(void)
 {
@@ -25,13 +28,11 @@ static void make_table(void)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
-	__atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
 }
 
 static uint32_t crc_sw(uint32_t c, const unsigned char *p, size_t n)
 {
-	if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE))
-		make_table(); /* idempotent: racing threads write the same values */
+	pthread_once(&table_once, make_table);
 	while (n >= 8) {
 		uint32_t lo, hi;
 
@@ -74,17 +75,20 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsig
 	return c;
 }
 
-static int have_hw(void)
-{
-	static int cached = -1;
-	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+/* Asked once, like the table. */
+static pthread_once_t hw_once = PTHREAD_ONCE_INIT;
+static bool hw;
 
-	if (v < 0) {
-		__builtin_cpu_init();
-		v = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-	}
-	return v;
+static void detect_hw(void)
+{
+	__builtin_cpu_init();
+	hw = __builtin_cpu_supports("sse4.2");
+}
+
+static bool have_hw(void)
+{
+	pthread_once(&hw_once, detect_hw);
+	return hw;
 }
 #endif
 

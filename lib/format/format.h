@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Constants of the lidia v1 byte format. The format is specified in
+ * Write and read: constants of the lidia v1 byte format, specified in
  * doc/lidia-v1.md (sections 1-3: layout, header, CRC32C, tables); "spec section N"
  * in comments across lib/ refers to that document.
  */

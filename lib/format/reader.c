@@ -96,7 +96,7 @@ int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t siz
 	int err;
 
 	*out = NULL;
-	if (!buf && size)
+	if ((!buf && size) || !OPTS_VALID(opts, lidia_reader_opts))
 		return LIDIA_E_INVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -120,7 +120,7 @@ int lidia_reader_open_mem(struct lidia_reader **out, const void *buf, size_t siz
 static int open_stream(struct lidia_reader **out, int fd, const struct lidia_reader_opts *opts)
 {
 	size_t len = 0, cap = 0;
-	void *buf = NULL;
+	unsigned char *buf = NULL;
 	int err;
 
 	for (;;) {
@@ -131,9 +131,9 @@ static int open_stream(struct lidia_reader **out, int fd, const struct lidia_rea
 		}
 		ssize_t n;
 
-		if ((err = lidia_grow(&buf, &cap, len + 65536, 1)))
+		if ((err = LIDIA_GROW(buf, len + 65536, cap)))
 			goto fail;
-		n = read(fd, (char *)buf + len, cap - len);
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -160,6 +160,8 @@ int lidia_reader_open_fd(struct lidia_reader **out, int fd, const struct lidia_r
 	int err;
 
 	*out = NULL;
+	if (!OPTS_VALID(opts, lidia_reader_opts))
+		return LIDIA_E_INVAL;
 	if (fstat(fd, &st))
 		return -errno;
 	if (S_ISDIR(st.st_mode))
@@ -198,6 +200,8 @@ int lidia_reader_open(struct lidia_reader **out, const char *path,
 	int fd, err;
 
 	*out = NULL;
+	if (!OPTS_VALID(opts, lidia_reader_opts))
+		return LIDIA_E_INVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -231,6 +235,12 @@ static inline uint64_t field_at(const struct lidia_reader *r, uint64_t i, int k)
 	const unsigned char *p = r->ranges.p + (i * 8 + (uint64_t)k) * r->ranges.width;
 
 	return r->ranges.width == 8 ? le64(p) : le32(p);
+}
+
+/* A depth as the API gives it (a uint32_t): one past UINT32_MAX reads as UINT32_MAX. */
+static inline uint32_t depth32(uint64_t depth)
+{
+	return depth > UINT32_MAX ? UINT32_MAX : (uint32_t)depth;
 }
 
 static int string_at(const struct lidia_reader *r, uint64_t off, struct lidia_str *out)
@@ -340,7 +350,7 @@ int lidia_reader_lookup(const struct lidia_reader *r, uint64_t addr, struct lidi
 					f.file = cf;
 			}
 			f.line = line;
-			f.depth = (uint32_t)depth;
+			f.depth = depth32(depth);
 			f.inlined = depth > 0;
 			if (n < cap)
 				frames[n] = f;
@@ -362,7 +372,7 @@ int lidia_reader_range(const struct lidia_reader *r, size_t i, struct lidia_rang
 		return LIDIA_E_INVAL;
 	out->va = va_at(r, i);
 	out->length = field_at(r, i, RF_LENGTH);
-	out->depth = field_at(r, i, RF_DEPTH);
+	out->depth = depth32(field_at(r, i, RF_DEPTH));
 	out->line_idx = field_at(r, i, RF_LINE_IDX);
 	out->line_count = field_at(r, i, RF_LINE_COUNT);
 	out->call_line = field_at(r, i, RF_CALL_LINE);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* String interning for the lidia strings table: one copy of each string. */
+/* Write: string interning for the lidia strings table, one copy of each string. */
 #include "internal.h"
 #include "strtab.h"
 
@@ -30,12 +30,10 @@ static uint32_t hash_bytes(const char *s, size_t len)
 
 static int pool_append(struct strtab *t, const char *s, uint32_t len)
 {
-	void *p = t->pool;
-	int err = lidia_grow(&p, &t->cap, t->len + 4 + (size_t)len, 1);
+	int err = LIDIA_GROW(t->pool, t->len + 4 + (size_t)len, t->cap);
 
 	if (err)
 		return err;
-	t->pool = p;
 	put_le32(t->pool + t->len, len);
 	if (len)
 		memcpy(t->pool + t->len + 4, s, len);

@@ -111,8 +111,10 @@ static bool weak_magic(const unsigned char *h, size_t n)
 }
 
 struct walk {
-	const struct lidia_archive_limits *lim;
-	const struct lidia_archive_cb *cb;
+	/* The caller's limits, defaults filled in, and its callbacks. */
+	uint64_t max_member, max_total;
+	unsigned max_depth;
+	const struct lidia_archive_opts *opts; /* NULL: no callback */
 	uint64_t total; /* bytes inflated or declared so far, all levels */
 	unsigned problems;
 	bool stop;	/* the callback asked to stop, or the archive is a bomb */
@@ -168,14 +170,14 @@ static void problem(struct walk *w, const char *path, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	w->problems++;
-	if (w->cb->problem)
-		w->cb->problem(w->cb->ctx, path, msg);
+	if (OPTS_GET(w->opts, problem, NULL))
+		w->opts->problem(w->opts->ctx, path, msg);
 }
 
 /* Whether more bytes still fit under max_total (without overflow). */
 static bool fits(const struct walk *w, uint64_t more)
 {
-	return w->total <= w->lim->max_total && more <= w->lim->max_total - w->total;
+	return w->total <= w->max_total && more <= w->max_total - w->total;
 }
 
 /*
@@ -189,10 +191,10 @@ static void bomb(struct walk *w, const char *path, int64_t declared)
 		if (declared >= 0)
 			problem(w, path,
 				"declares %lld bytes, past %llu for the whole archive (an archive bomb?), stopped there",
-				(long long)declared, (unsigned long long)w->lim->max_total);
+				(long long)declared, (unsigned long long)w->max_total);
 		else
 			problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
-				(unsigned long long)w->lim->max_total);
+				(unsigned long long)w->max_total);
 	}
 	w->bombed = w->stop = true;
 }
@@ -204,7 +206,7 @@ static bool count(struct walk *w, const struct level *lv, uint64_t n)
 		w->total += n;
 		return true;
 	}
-	w->total = w->lim->max_total + 1;
+	w->total = w->max_total + 1;
 	bomb(w, lv->path, -1);
 	return false;
 }
@@ -266,7 +268,7 @@ static la_ssize_t nested_read(struct archive *a, void *ctx, const void **out)
 	}
 	s->consumed += (uint64_t)n;
 	if (n > 0 && !fits(s->w, (uint64_t)n)) {
-		s->w->total = s->w->lim->max_total + 1;
+		s->w->total = s->w->max_total + 1;
 		return -1; /* the bomb is said by the level that reads this member */
 	}
 	s->w->total += (uint64_t)n;
@@ -363,7 +365,7 @@ enum { READ_OK, READ_REFUSED, READ_FAILED };
 static int refuse(struct walk *w, struct level *lv, const char *path, int64_t size, uint64_t done)
 {
 	problem(w, path, "member larger than %llu bytes, refused",
-		(unsigned long long)w->lim->max_member);
+		(unsigned long long)w->max_member);
 	return skip_rest(w, lv, path, size, done) ? READ_FAILED : READ_REFUSED;
 }
 
@@ -376,7 +378,7 @@ static int refuse(struct walk *w, struct level *lv, const char *path, int64_t si
 static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t size,
 		    const unsigned char *head, size_t head_len, unsigned char **out, size_t *out_len)
 {
-	uint64_t max = w->lim->max_member;
+	uint64_t max = w->max_member;
 	size_t cap, len = head_len;
 	unsigned char *data;
 
@@ -472,12 +474,23 @@ static void drop(struct held *h)
 	*h = (struct held){ 0 };
 }
 
+/* An ELF member to the caller's callback, which takes data over; or dropped, without one. */
+static void give(struct walk *w, const char *path, const char *member, unsigned char *data,
+		 size_t len)
+{
+	if (!OPTS_GET(w->opts, elf, NULL)) {
+		free(data);
+		return;
+	}
+	if (w->opts->elf(w->opts->ctx, path, member, data, len))
+		w->stop = true;
+}
+
 static void hand_over(struct walk *w, struct held *h)
 {
 	if (h->data && !w->stop) {
-		if (w->cb->elf(w->cb->ctx, h->path, h->member, h->data, h->len))
-			w->stop = true;
-		h->data = NULL; /* the callee's now */
+		give(w, h->path, h->member, h->data, h->len);
+		h->data = NULL; /* given */
 	}
 	drop(h);
 }
@@ -551,8 +564,7 @@ static int walk_raw(struct walk *w, struct level *lv)
 		return 1;
 	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &data, &len) != READ_OK)
 		return 0;
-	if (w->cb->elf(w->cb->ctx, lv->path, lv->member, data, len))
-		w->stop = true;
+	give(w, lv->path, lv->member, data, len);
 	return 0;
 }
 
@@ -567,7 +579,7 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 
 	clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
 	snprintf(full, sizeof(full), "%s!%s", lv->path, member);
-	if (w->cb->want && !w->cb->want(w->cb->ctx, member))
+	if (OPTS_GET(w->opts, want, NULL) && !w->opts->want(w->opts->ctx, member))
 		return skip_rest(w, lv, full, size, 0);
 	if (size >= 0 && !fits(w, (uint64_t)size)) {
 		bomb(w, full, size); /* before inflating any of it */
@@ -596,9 +608,9 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 		}
 	}
 	if (lidia_archive_magic(head, (size_t)n)) {
-		if (lv->depth + 1 > w->lim->max_depth) {
+		if (lv->depth + 1 > w->max_depth) {
 			problem(w, full, "archives nested deeper than %u, not opened",
-				w->lim->max_depth);
+				w->max_depth);
 			return skip_rest(w, lv, full, size, (uint64_t)n);
 		}
 		return walk_nested(w, lv, full, member, head, (size_t)n, size);
@@ -642,14 +654,26 @@ static int walk_entries(struct walk *w, struct level *lv)
 	return err;
 }
 
-static int walk_top(struct archive *a, const char *path, const struct lidia_archive_limits *lim,
-		    const struct lidia_archive_cb *cb, unsigned *problems, int open_result)
+/* The limits of opts, its zeros (and what an older caller's struct lacks) the defaults. */
+static void set_limits(struct walk *w, const struct lidia_archive_opts *opts)
 {
-	struct walk w = { .lim = lim, .cb = cb };
+	int depth = OPTS_GET(opts, max_depth, 0);
+
+	w->opts = opts;
+	w->max_member = OPTS_GET(opts, max_member, 0) ?: LIDIA_ARCHIVE_MAX_MEMBER;
+	w->max_total = OPTS_GET(opts, max_total, 0) ?: LIDIA_ARCHIVE_MAX_TOTAL;
+	w->max_depth = depth < 0 ? 0 : depth ? (unsigned)depth : LIDIA_ARCHIVE_MAX_DEPTH;
+}
+
+static int walk_top(struct archive *a, const char *path, const struct lidia_archive_opts *opts,
+		    unsigned *problems, int open_result)
+{
+	struct walk w = { 0 };
 	const char *base = strrchr(path, '/');
 	struct level lv = { .a = a, .path = path, .member = base ? base + 1 : path };
 	int err = 0;
 
+	set_limits(&w, opts);
 	if (open_result != ARCHIVE_OK) {
 		/* It looked like an archive (its magic): cut short or damaged. */
 		problem(&w, path, "truncated or corrupt archive: %s",
@@ -676,34 +700,38 @@ out:
 	return err;
 }
 
-/* A reader with every filter and format, once libarchive is loaded. */
-static int open_reader(struct archive **out)
+/* A reader with every filter and format, once libarchive is loaded and opts checked. */
+static int open_reader(struct archive **out, const struct lidia_archive_opts *opts,
+		       unsigned *problems)
 {
+	if (problems)
+		*problems = 0;
+	if (!OPTS_VALID(opts, lidia_archive_opts))
+		return LIDIA_E_INVAL;
 	if (!la_loaded())
 		return LIDIA_E_NO_LIBARCHIVE;
 	*out = new_reader();
 	return *out ? 0 : -ENOMEM;
 }
 
-int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_limits *lim,
-		    const struct lidia_archive_cb *cb, unsigned *problems)
+int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_opts *opts,
+			  unsigned *problems)
 {
 	struct archive *a;
-	int err = open_reader(&a);
+	int err = open_reader(&a, opts, problems);
 
 	if (err)
 		return err;
-	return walk_top(a, path, lim, cb, problems, la.archive_read_open_fd(a, fd, 65536));
+	return walk_top(a, path, opts, problems, la.archive_read_open_fd(a, fd, 65536));
 }
 
 int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
-		     const struct lidia_archive_limits *lim, const struct lidia_archive_cb *cb,
-		     unsigned *problems)
+			   const struct lidia_archive_opts *opts, unsigned *problems)
 {
 	struct archive *a;
-	int err = open_reader(&a);
+	int err = open_reader(&a, opts, problems);
 
 	if (err)
 		return err;
-	return walk_top(a, path, lim, cb, problems, la.archive_read_open_memory(a, buf, size));
+	return walk_top(a, path, opts, problems, la.archive_read_open_memory(a, buf, size));
 }

@@ -181,7 +181,7 @@ int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out)
 	const unsigned char *data;
 	/* The decoder's own memory too: a header may ask for a 1.5 GiB dictionary. */
 	uint64_t addr, size, memlimit = MAX_MINIDEBUG;
-	size_t in_pos, out_pos, cap = 1 << 20;
+	size_t in_pos, out_pos, room = 1 << 20, cap = 0;
 	unsigned char *buf = NULL;
 	lzma_ret r;
 	int err;
@@ -190,19 +190,16 @@ int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out)
 	if (!elf_section_data(e, ".gnu_debugdata", &addr, &data, &size) || !size)
 		return 0;
 	for (;;) {
-		void *p;
-
-		if (cap > MAX_MINIDEBUG || !(p = realloc(buf, cap))) {
+		if (room > MAX_MINIDEBUG || LIDIA_GROW(buf, room, cap)) {
 			free(buf);
-			return cap > MAX_MINIDEBUG ? LIDIA_E_ELF : -ENOMEM;
+			return room > MAX_MINIDEBUG ? LIDIA_E_ELF : -ENOMEM;
 		}
-		buf = p;
 		in_pos = out_pos = 0;
 		r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data, &in_pos, size, buf, &out_pos,
-					      cap);
+					      room);
 		if (r != LZMA_BUF_ERROR)
 			break;
-		cap *= 2; /* the output did not fit: again, with twice the room */
+		room *= 2; /* the output did not fit: again, with twice the room */
 	}
 	if (r != LZMA_OK) {
 		free(buf);

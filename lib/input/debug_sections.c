@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Identify: debug sections compressed with zstd, inflated for libdw (see the header). */
+/*
+ * Identify: the debug sections libdw reads, in an image of the extraction's
+ * own when the one given is compressed (zstd inflated here; see the header).
+ */
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "debug_sections.h"
@@ -13,13 +18,27 @@
 #define MAX_RATIO 256
 #define MAX_INFLATED (4ull << 30)
 
+/* Location lists and macros: never read, so never copied or inflated. */
+static bool is_unread_name(const char *n)
+{
+	return !strncmp(n, ".debug_loc", 10) || !strncmp(n, ".debug_mac", 10) ||
+	       !strncmp(n, ".zdebug_loc", 11) || !strncmp(n, ".zdebug_mac", 11);
+}
+
 static bool is_debug_name(const char *n)
 {
-	/* Location lists and macros are never read: left out of the copy. */
-	if (n && (!strncmp(n, ".debug_loc", 10) || !strncmp(n, ".debug_mac", 10)))
+	if (!n || is_unread_name(n))
 		return false;
-	return n && (!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8) ||
-		     !strcmp(n, ".gnu_debugaltlink"));
+	return !strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8) ||
+	       !strcmp(n, ".gnu_debugaltlink");
+}
+
+/* A section libdw would inflate when it opens the image (gABI or GNU .zdebug). */
+static bool libdw_inflates(const char *n, const GElf_Shdr *sh)
+{
+	return n && sh->sh_type != SHT_NOBITS &&
+	       ((sh->sh_flags & SHF_COMPRESSED) || !strncmp(n, ".zdebug", 7)) &&
+	       (!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8));
 }
 
 /* The zstd payload of a compressed section: its inflated size and stream. */
@@ -30,6 +49,10 @@ static bool zstd_payload(const struct lidia_elf *e, const GElf_Shdr *sh, const u
 	size_t hdr = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
 	uint32_t type;
 
+	/* Native byte order only (libdw reads no zstd either way). */
+	if (e->ehdr.e_ident[EI_DATA] !=
+	    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+		return false;
 	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_size < hdr)
 		return false;
 	memcpy(&type, raw, 4);
@@ -51,40 +74,69 @@ static bool zstd_payload(const struct lidia_elf *e, const GElf_Shdr *sh, const u
 	return true;
 }
 
-int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out)
+void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t size)
 {
-	const unsigned char *file = (const unsigned char *)elf_rawfile(e->elf, NULL);
-	bool is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t shnum, shstrndx, shdr_size = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint64_t total, off, inflated = 0, copied = 0;
-	unsigned char *buf = NULL;
-	bool any = false;
-	int err = 0;
+	uintptr_t base = (uintptr_t)e->map, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (base + off + page - 1) & ~(page - 1);
+	uintptr_t hi = (base + off + size) & ~(page - 1);
 
-	*out = NULL;
-	/* Native byte order only: the copy's headers are written as host structs. */
-	if (!file || e->ehdr.e_ident[EI_DATA] !=
-			     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
-		return 0;
-	if (elf_getshdrnum(e->elf, &shnum) || elf_getshdrstrndx(e->elf, &shstrndx))
-		return 0;
+	if (e->map && off <= e->size && size <= e->size - off && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
 
-	/* First: is there anything to inflate, and how big is the copy? */
-	total = e->ehdr.e_ehsize;
-	for (size_t i = 1; i < shnum; i++) {
-		Elf_Scn *scn = elf_getscn(e->elf, i);
+/* The copy being made of an image's debug sections. */
+struct copy {
+	const struct lidia_elf *e;
+	const unsigned char *file; /* e's bytes */
+	bool is64, be;
+	size_t shnum, shstrndx, shdr_size;
+	uint64_t total; /* the copy's size: header, sections, section headers */
+	unsigned char *buf;
+};
+
+/* Section i's header and name (NULL when it has none); false when unreadable. */
+static bool section(const struct copy *c, size_t i, GElf_Shdr *sh, const char **name)
+{
+	Elf_Scn *scn = elf_getscn(c->e->elf, i);
+
+	if (!scn || !gelf_getshdr(scn, sh))
+		return false;
+	*name = elf_strptr(c->e->elf, c->shstrndx, sh->sh_name);
+	return true;
+}
+
+/* Whether section i's bytes go into the copy: a debug section with contents, or the names. */
+static bool copied(const struct copy *c, size_t i, const GElf_Shdr *sh, const char *name)
+{
+	const struct lidia_elf *e = c->e;
+
+	return i != 0 && sh->sh_type != SHT_NOBITS && sh->sh_offset <= e->size &&
+	       sh->sh_size <= e->size - sh->sh_offset && (is_debug_name(name) || i == c->shstrndx);
+}
+
+/*
+ * The copy's size, and whether one is needed: 1 when it is, 0 when not, or
+ * LIDIA_E_ELF for a zstd bomb or sections that overlap.
+ */
+static int measure(struct copy *c, bool borrowed)
+{
+	const struct lidia_elf *e = c->e;
+	uint64_t inflated = 0, bytes = 0;
+	bool zstd = false, compressed = false;
+
+	c->total = e->ehdr.e_ehsize;
+	for (size_t i = 1; i < c->shnum; i++) {
 		const unsigned char *src;
 		uint64_t size, src_len;
-		GElf_Shdr sh;
 		const char *n;
+		GElf_Shdr sh;
 
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (!section(c, i, &sh, &n))
 			return 0;
-		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (sh.sh_type == SHT_NOBITS || sh.sh_offset > e->size ||
-		    sh.sh_size > e->size - sh.sh_offset || (!is_debug_name(n) && i != shstrndx))
+		compressed |= libdw_inflates(n, &sh);
+		if (!copied(c, i, &sh, n))
 			continue;
-		if (zstd_payload(e, &sh, file + sh.sh_offset, &size, &src, &src_len)) {
+		if (zstd_payload(e, &sh, c->file + sh.sh_offset, &size, &src, &src_len)) {
 			/*
 			 * Per section and over the file: sections may share one stream
 			 * (in a corrupt file), and each would be inflated on its own.
@@ -92,97 +144,138 @@ int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out)
 			if (size > MAX_INFLATED || size / MAX_RATIO > src_len ||
 			    (inflated += size) > MAX_INFLATED || inflated / MAX_RATIO > e->size)
 				return LIDIA_E_ELF;
-			any = true;
+			zstd = true;
 		} else {
 			size = sh.sh_size;
-			copied += size;
+			bytes += size;
 		}
-		total += 8 + size;
+		c->total += 8 + size;
 	}
-	if (!any)
+	if (!zstd && !(borrowed && compressed))
 		return 0;
-	if (copied > e->size)
+	if (bytes > e->size)
 		return LIDIA_E_ELF; /* sections that overlap (corrupt): copies without end */
-	total += 8 + shnum * shdr_size;
-	buf = calloc(1, total);
-	if (!buf)
-		return -ENOMEM;
+	c->total += 8 + c->shnum * c->shdr_size;
+	return 1;
+}
 
-	memcpy(buf, file, e->ehdr.e_ehsize);
-	off = e->ehdr.e_ehsize;
-	for (size_t i = 0; i < shnum; i++) {
-		Elf_Scn *scn = elf_getscn(e->elf, i);
-		const unsigned char *src;
-		uint64_t size, src_len;
+/* Copy (or inflate) a section's bytes to off in the copy; sh becomes the copy's header. */
+static int copy_section(struct copy *c, GElf_Shdr *sh, const char *name, uint64_t off)
+{
+	const struct lidia_elf *e = c->e;
+	const unsigned char *src;
+	uint64_t size, src_len;
+
+	if (zstd_payload(e, sh, c->file + sh->sh_offset, &size, &src, &src_len)) {
+		size_t got = ZSTD_decompress(c->buf + off, size, src, src_len);
+
+		if (ZSTD_isError(got) || got != size) {
+			lidia_log(LIDIA_LOG_WARN, "%s: section '%s': zstd: %s", e->name, name,
+				  ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short stream");
+			return LIDIA_E_ELF;
+		}
+		debug_sections_drop_pages(e, sh->sh_offset, sh->sh_size);
+		sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+		sh->sh_size = size;
+	} else {
+		memcpy(c->buf + off, c->file + sh->sh_offset, sh->sh_size);
+		if (libdw_inflates(name, sh))
+			debug_sections_drop_pages(e, sh->sh_offset, sh->sh_size);
+	}
+	sh->sh_offset = off;
+	return 0;
+}
+
+/* n bytes of v at p, in the image's byte order. */
+static void put(unsigned char *p, uint64_t v, unsigned n, bool be)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[be ? n - 1 - i : i] = (unsigned char)v;
+}
+
+/* An Elf32_Shdr or Elf64_Shdr at p, in the image's byte order. */
+static void put_shdr(unsigned char *p, const GElf_Shdr *sh, bool is64, bool be)
+{
+	unsigned w = is64 ? 8 : 4; /* flags, addr, offset, size, addralign, entsize */
+
+	put(p, sh->sh_name, 4, be);
+	put(p + 4, sh->sh_type, 4, be);
+	put(p + 8, sh->sh_flags, w, be);
+	put(p + 8 + w, sh->sh_addr, w, be);
+	put(p + 8 + 2 * w, sh->sh_offset, w, be);
+	put(p + 8 + 3 * w, sh->sh_size, w, be);
+	put(p + 8 + 4 * w, sh->sh_link, 4, be);
+	put(p + 12 + 4 * w, sh->sh_info, 4, be);
+	put(p + 16 + 4 * w, sh->sh_addralign, w, be);
+	put(p + 16 + 5 * w, sh->sh_entsize, w, be);
+}
+
+/*
+ * The copy: e's file header, the sections that go in (8-aligned), then
+ * every section header, those left out as NOBITS; no program headers.
+ */
+static int fill(struct copy *c)
+{
+	const struct lidia_elf *e = c->e;
+	uint64_t off = e->ehdr.e_ehsize, shoff = c->total - c->shnum * c->shdr_size;
+	int err;
+
+	memcpy(c->buf, c->file, e->ehdr.e_ehsize);
+	for (size_t i = 0; i < c->shnum; i++) {
+		const char *n = NULL;
 		GElf_Shdr sh;
-		const char *n;
 
-		gelf_getshdr(scn, &sh);
-		n = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		section(c, i, &sh, &n);
 		if (i == 0) {
 			/* Section 0 holds the counts of extended numbering: keep it. */
-		} else if (sh.sh_type == SHT_NOBITS || sh.sh_offset > e->size ||
-			   sh.sh_size > e->size - sh.sh_offset || (!is_debug_name(n) && i != shstrndx)) {
+		} else if (!copied(c, i, &sh, n)) {
 			/* Not for libdw: keep the header, drop the bytes. */
 			if (sh.sh_type != SHT_NULL)
 				sh.sh_type = SHT_NOBITS;
 			sh.sh_offset = 0;
 		} else {
 			off = (off + 7) & ~7ull;
-			if (zstd_payload(e, &sh, file + sh.sh_offset, &size, &src, &src_len)) {
-				size_t got = ZSTD_decompress(buf + off, size, src, src_len);
-
-				if (ZSTD_isError(got) || got != size) {
-					lidia_log(LIDIA_LOG_WARN, "%s: section '%s': zstd: %s", e->name, n,
-						  ZSTD_isError(got) ? ZSTD_getErrorName(got)
-								    : "short stream");
-					err = LIDIA_E_ELF;
-					goto fail;
-				}
-				sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-				sh.sh_size = size;
-			} else {
-				memcpy(buf + off, file + sh.sh_offset, sh.sh_size);
-				size = sh.sh_size;
-			}
-			sh.sh_offset = off;
-			off += size;
+			if ((err = copy_section(c, &sh, n, off)))
+				return err;
+			off += sh.sh_size;
 		}
-		if (is64) {
-			Elf64_Shdr s = { sh.sh_name, sh.sh_type,   sh.sh_flags, sh.sh_addr, sh.sh_offset,
-					 sh.sh_size, sh.sh_link,   sh.sh_info,	sh.sh_addralign,
-					 sh.sh_entsize };
-
-			memcpy(buf + total - shnum * shdr_size + i * shdr_size, &s, sizeof(s));
-		} else {
-			Elf32_Shdr s = { sh.sh_name,	       sh.sh_type,	      (Elf32_Word)sh.sh_flags,
-					 (Elf32_Addr)sh.sh_addr, (Elf32_Off)sh.sh_offset, (Elf32_Word)sh.sh_size,
-					 sh.sh_link,	       sh.sh_info,	      (Elf32_Word)sh.sh_addralign,
-					 (Elf32_Word)sh.sh_entsize };
-
-			memcpy(buf + total - shnum * shdr_size + i * shdr_size, &s, sizeof(s));
-		}
+		put_shdr(c->buf + shoff + i * c->shdr_size, &sh, c->is64, c->be);
 	}
-	/* The section headers go last; no program headers. */
-	if (is64) {
-		Elf64_Ehdr *h = (Elf64_Ehdr *)buf;
-
-		h->e_shoff = total - shnum * shdr_size;
-		h->e_phoff = 0;
-		h->e_phnum = 0;
-	} else {
-		Elf32_Ehdr *h = (Elf32_Ehdr *)buf;
-
-		h->e_shoff = (Elf32_Off)(total - shnum * shdr_size);
-		h->e_phoff = 0;
-		h->e_phnum = 0;
-	}
-	err = elf_image_open_mem(out, buf, total, e->name, true);
-	if (err)
-		goto fail;
-	(*out)->owned = buf;
+	/* e_phoff, e_shoff and e_phnum. */
+	put(c->buf + (c->is64 ? 0x20 : 0x1c), 0, c->is64 ? 8 : 4, c->be);
+	put(c->buf + (c->is64 ? 0x28 : 0x20), shoff, c->is64 ? 8 : 4, c->be);
+	put(c->buf + (c->is64 ? 0x38 : 0x2c), 0, 2, c->be);
 	return 0;
-fail:
-	free(buf);
+}
+
+int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, struct lidia_elf **out)
+{
+	struct copy c = {
+		.e = e,
+		.file = (const unsigned char *)elf_rawfile(e->elf, NULL),
+		.is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64,
+		.be = e->ehdr.e_ident[EI_DATA] == ELFDATA2MSB,
+	};
+	int err;
+
+	*out = NULL;
+	c.shdr_size = c.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	if (!c.file || elf_getshdrnum(e->elf, &c.shnum) || elf_getshdrstrndx(e->elf, &c.shstrndx))
+		return 0;
+	if ((err = measure(&c, borrowed)) <= 0)
+		return err;
+	/* The copy starts with e's header, whose fields it then sets. */
+	if (e->ehdr.e_ehsize < (c.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
+	    e->ehdr.e_ehsize > e->size)
+		return LIDIA_E_ELF;
+	/* A mapping of its own: its pages can be given back once libdw has read them. */
+	c.buf = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c.buf == MAP_FAILED)
+		return -ENOMEM;
+	if (!(err = fill(&c)) && !(err = elf_image_open_mem(out, c.buf, c.total, e->name, true))) {
+		(*out)->map = c.buf;
+		return 0;
+	}
+	munmap(c.buf, c.total);
 	return err;
 }

@@ -2,15 +2,33 @@
 #ifndef LIDIA_DEBUG_SECTIONS_H
 #define LIDIA_DEBUG_SECTIONS_H
 
+#include <stdbool.h>
+
 #include "elf_image.h"
 
 /*
- * libdw in Debian 12 (elfutils 0.188) inflates zlib-compressed debug
- * sections but not zstd ones (ELFCOMPRESS_ZSTD, binutils 2.40 and LLVM 16
- * write them). When e has any, *out is a new image for libdw to read: e's
- * debug sections, the zstd ones inflated (with libzstd), and no other
- * contents. Otherwise *out is NULL. Close *out with lidia_elf_close().
+ * The image libdw is to read for e's debug sections. libdw inflates
+ * compressed sections in the image it reads, rewriting their headers in its
+ * bytes; and in Debian 12 (elfutils 0.188) it inflates zlib but not zstd
+ * (ELFCOMPRESS_ZSTD, which binutils 2.40 and LLVM 16 write).
+ *
+ * When e has zstd sections, or borrowed is set (e is the caller's, never to
+ * be written) and e has compressed debug sections at all, *out is a new
+ * image of e's debug sections only (location lists and macros left out:
+ * never read), the zstd ones inflated here, the others as they are for
+ * libdw to inflate there; the pages of e's compressed sections are given
+ * back once read (e's mapping reads them again if ever touched). Otherwise
+ * *out is NULL and libdw reads e. Close *out with lidia_elf_close().
+ * LIDIA_E_ELF when a zstd section is corrupt or would inflate past bounds.
  */
-int debug_sections_inflate(const struct lidia_elf *e, struct lidia_elf **out);
+int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, struct lidia_elf **out);
+
+/*
+ * Give back the whole pages of [off, off + size) of e's mapping, when e has
+ * one (a file it was opened from, or a copy made above): bytes that will be
+ * read no more. A file's pages hold the same bytes if touched again (they
+ * are read again from the file); a copy's hold zeros.
+ */
+void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t size);
 
 #endif

@@ -164,7 +164,8 @@ int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size)
 	return 0;
 }
 
-bool lidia_elf_is_debug_file(const struct lidia_elf *e)
+/* .text is NOBITS: a separate debug file. */
+static bool is_debug_file(const struct lidia_elf *e)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -190,7 +191,7 @@ void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out)
 	size_t shstrndx;
 
 	memset(out, 0, sizeof(*out));
-	out->debug_file = lidia_elf_is_debug_file(e);
+	out->debug_file = is_debug_file(e);
 	if (elf_getshdrstrndx(e->elf, &shstrndx))
 		return;
 	while ((scn = elf_nextscn(e->elf, scn))) {

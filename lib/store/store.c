@@ -19,7 +19,7 @@
 
 #include "internal.h"
 
-int lidia_layout_parse(const char *name, enum lidia_layout *out)
+int lidia_store_layout_parse(const char *name, enum lidia_layout *out)
 {
 	if (!strcmp(name, "pyroscope"))
 		*out = LIDIA_LAYOUT_PYROSCOPE;
@@ -32,7 +32,7 @@ int lidia_layout_parse(const char *name, enum lidia_layout *out)
 	return 0;
 }
 
-bool lidia_build_id_valid(const char *hex)
+bool lidia_store_build_id_valid(const char *hex)
 {
 	size_t n = strlen(hex);
 
@@ -44,7 +44,7 @@ bool lidia_build_id_valid(const char *hex)
 	return true;
 }
 
-bool lidia_tenant_valid(const char *t)
+bool lidia_store_tenant_valid(const char *t)
 {
 	size_t n = strlen(t);
 
@@ -61,7 +61,7 @@ bool lidia_tenant_valid(const char *t)
 	return true;
 }
 
-bool lidia_template_valid(const char *t)
+bool lidia_store_template_valid(const char *t)
 {
 	const char *p = t;
 
@@ -130,9 +130,11 @@ int lidia_store_key(char *key, size_t key_size, const char *build_id,
 	const char *tenant = OPTS_GET(opts, tenant, NULL);
 	int n;
 
+	if (!OPTS_VALID(opts, lidia_store_opts))
+		return LIDIA_E_INVAL;
 	if (!tenant)
 		tenant = "anonymous";
-	if (!lidia_build_id_valid(build_id) || !lidia_tenant_valid(tenant))
+	if (!lidia_store_build_id_valid(build_id) || !lidia_store_tenant_valid(tenant))
 		return LIDIA_E_BAD_KEY;
 	switch (layout) {
 	case LIDIA_LAYOUT_PYROSCOPE:
@@ -147,7 +149,7 @@ int lidia_store_key(char *key, size_t key_size, const char *build_id,
 	case LIDIA_LAYOUT_TEMPLATE: {
 		const char *t = OPTS_GET(opts, key_template, NULL);
 
-		if (!lidia_template_valid(t))
+		if (!lidia_store_template_valid(t))
 			return LIDIA_E_BAD_KEY;
 		return expand(key, key_size, t, build_id, tenant);
 	}

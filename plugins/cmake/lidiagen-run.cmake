@@ -17,9 +17,11 @@ if(NOT LIDIAGEN_PARAMS OR NOT EXISTS "${LIDIAGEN_PARAMS}")
 endif()
 include("${LIDIAGEN_PARAMS}")
 
-# -q would silence the report lines the keys are read from.
+# The report lines the keys are read from come with -v (a line per output,
+# written or unchanged); -q would silence them.
 set(args ${LIDIAGEN_ARGS})
 list(REMOVE_ITEM args "" -q --quiet)
+list(APPEND args -v)
 string(REGEX REPLACE "/+$" "" out_dir "${LIDIAGEN_OUTPUT_DIR}")
 file(MAKE_DIRECTORY "${out_dir}")
 

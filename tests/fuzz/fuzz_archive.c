@@ -25,11 +25,8 @@
 
 #define NAME "in"
 
-static const struct lidia_archive_limits limits = {
-	.max_member = 1u << 20,
-	.max_total = 8u << 20,
-	.max_depth = 3,
-};
+#define MAX_MEMBER (1u << 20)
+#define MAX_TOTAL (8u << 20)
 
 struct ctx {
 	uint64_t total;
@@ -53,10 +50,10 @@ static int on_elf(void *p, const char *path, const char *member, unsigned char *
 	struct lidia_elf_info info;
 	char id[130];
 
-	if (!data || size > limits.max_member)
+	if (!data || size > MAX_MEMBER)
 		abort();
 	c->total += size;
-	if (c->total > limits.max_total)
+	if (c->total > MAX_TOTAL)
 		abort();
 	if (!member || (strcmp(path, NAME) && strncmp(path, NAME "!", sizeof(NAME))))
 		abort();
@@ -107,13 +104,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctx c = { 0 };
-	struct lidia_archive_cb cb = { .elf = on_elf, .want = on_want, .problem = on_problem, .ctx = &c };
+	struct lidia_archive_opts opts = LIDIA_ARCHIVE_OPTS(.max_member = MAX_MEMBER,
+							    .max_total = MAX_TOTAL, .max_depth = 3,
+							    .elf = on_elf, .want = on_want,
+							    .problem = on_problem, .ctx = &c);
 	unsigned problems = 0;
 	int err;
 
 	/* What the batch sniffs first; the walk itself must cope with anything. */
 	sink += lidia_archive_magic(data, size);
-	err = lidia_archive_walk_mem(data, size, NAME, &limits, &cb, &problems);
+	err = lidia_archive_walk_mem(data, size, NAME, &opts, &problems);
 	if (err > 0 || problems != c.problems)
 		abort();
 	if (err == LIDIA_E_NOT_ELF && (c.elves || c.problems))

@@ -150,13 +150,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (config_parse(&o, "cfg", data, size, err, sizeof(err)) == 0) {
 		if (o.ninclude > 64 || o.nexclude > 64 || o.ndebug_dirs > 64)
 			abort();
-		if (o.jobs > 256 || o.limits.max_depth > 16)
+		if (o.jobs > 256 || o.archive.max_depth > 16)
 			abort();
 		if (o.shard_n && (o.shard_k < 1 || o.shard_k > o.shard_n))
 			abort();
-		if (o.store.tenant && !lidia_tenant_valid(o.store.tenant))
+		if (o.store.tenant && !lidia_store_tenant_valid(o.store.tenant))
 			abort();
-		if (o.store.key_template && !lidia_template_valid(o.store.key_template))
+		if (o.store.key_template && !lidia_store_template_valid(o.store.key_template))
 			abort();
 		options_check(&o, err, sizeof(err));
 	} else {

@@ -104,7 +104,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = lidia_elf_build_id(elf, id, sizeof(id));
 	if (!err && strlen(id) % 2)
 		abort();
-	(void)lidia_elf_is_debug_file(elf);
 	if (lidia_builder_new(&b))
 		goto out;
 	err = lidia_extract(b, &elf, 1, &opts, &st);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target for lidiagen's DWARF line-program decoder (lib/dwarf_lines.c):
+ * Fuzz target for lidiagen's DWARF line-program decoder (lib/dwarf/line_table.c):
  * the input is a .debug_line section (and serves as .debug_str and
  * .debug_line_str too, so that string forms point somewhere); every unit in
  * it is decoded with both address sizes. It must never crash, and the rows it
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "dwarf_lines.h"
+#include "line_table.h"
 #include "lidia.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the Go pclntab reader (lib/gopclntab.c) on arbitrary bytes.
+ * Fuzz target: the Go pclntab reader (lib/go/pclntab.c, go_extract.c) on arbitrary bytes.
  * Built with libFuzzer by `make fuzz` (build/fuzz/fuzz_pclntab) and with
  * tests/fuzz/replay.c by `make test`, which replays tests/fuzz/corpus/pclntab/.
  *
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gopclntab.h"
+#include "go_extract.h"
 #include "intervals.h"
 #include "lidia.h"
 
@@ -62,10 +62,10 @@ static bool read_word(void *ctx, uint64_t va, uint64_t *value)
 
 static void one(const uint8_t *data, size_t size, bool be)
 {
-	static const struct go_extract_opts opts = { .inlines = true, .lines = true, .files = true };
+	struct extract_ctx x = { .inlines = true, .lines = true, .files = true };
+	struct lidia_extract_stats *stats = &x.st;
+	struct intervals *covered = &x.covered;
 	struct input in = { data, size, 0, be };
-	struct go_extract_stats stats = { 0 };
-	struct intervals covered = { 0 };
 	struct lidia_builder *b = NULL;
 	struct lidia_reader *r = NULL;
 	struct lidia_reader_opts ro = LIDIA_READER_OPTS(.check_crc = true);
@@ -86,35 +86,36 @@ static void one(const uint8_t *data, size_t size, bool be)
 	t.have_gofunc = true;
 	if (lidia_builder_new(&b))
 		return;
-	err = gotab_extract(b, &t, &opts, &covered, &stats);
+	x.b = b;
+	err = gotab_extract(&x, &t);
 	if (err == LIDIA_E_GO)
 		abort(); /* malformed functions are skipped, never fatal */
 	if (getenv("LIDIA_FUZZ_VERBOSE"))
 		fprintf(stderr, "%s: version %d, %u-bit, nfunc %llu: %s; %zu functions, %zu bad, %zu inline ranges, %zu line rows\n",
 			be ? "BE" : "LE", (int)t.version, t.ptr_size * 8, (unsigned long long)t.nfunc,
-			err ? lidia_strerror(err) : "ok", stats.functions, stats.bad_functions,
-			stats.inline_ranges, stats.line_rows);
+			err ? lidia_strerror(err) : "ok", stats->functions, stats->bad_functions,
+			stats->inline_ranges, stats->line_rows);
 	if (!err) {
-		if (stats.functions > t.nfunc || stats.bad_functions > t.nfunc)
+		if (stats->functions > t.nfunc || stats->bad_functions > t.nfunc)
 			abort();
-		intervals_normalize(&covered);
+		intervals_normalize(covered);
 		if (lidia_builder_finalize(b) || lidia_builder_write_mem(b, &file, &file_size) ||
 		    lidia_reader_open_mem(&r, file, file_size, &ro) || lidia_reader_check(r, NULL))
 			abort(); /* what the builder took, it must write as a valid file */
-		if (lidia_reader_count(r) < stats.functions)
+		if (lidia_reader_count(r) < stats->functions)
 			abort();
 		/* A few lookups, as a symbolizer would make them. */
-		for (size_t i = 0; i < covered.n && i < 64; i++) {
+		for (size_t i = 0; i < covered->n && i < 64; i++) {
 			struct lidia_frame fr[8];
 
-			if (lidia_reader_lookup(r, covered.v[i].lo, fr, 8) < 0 ||
-			    lidia_reader_lookup(r, covered.v[i].hi - 1, fr, 8) < 0)
+			if (lidia_reader_lookup(r, covered->v[i].lo, fr, 8) < 0 ||
+			    lidia_reader_lookup(r, covered->v[i].hi - 1, fr, 8) < 0)
 				abort();
 		}
 	}
 	lidia_reader_close(r);
 	free(file);
-	free(covered.v);
+	extract_ctx_release(&x);
 	lidia_builder_free(b);
 }
 

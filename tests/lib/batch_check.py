@@ -4,8 +4,9 @@
     batch_check.py manifest MANIFEST OUTDIR
         parse the JSON Lines manifest, check every field's type, that each
         output exists under OUTDIR with that size and sha256; print one line
-        per entry, sorted: "BUILD_ID OUTPUT STATUS lines=B inlines=B go=B
-        INPUT|INPUT..."; problems as "error: ..." lines and exit 1.
+        per output, sorted: "BUILD_ID OUTPUT STATUS lines=B inlines=B go=B
+        INPUT|INPUT..."; the lines without an output (skipped, failed) are
+        checked, not printed; problems as "error: ..." lines and exit 1.
     batch_check.py pick-inline LLVM_JSON FUNCTION
         from llvm-symbolizer --output-style=JSON --inlining over many
         addresses, print the first address whose innermost frame is FUNCTION
@@ -20,6 +21,25 @@ import hashlib
 import json
 import os
 import sys
+
+
+BUILD_ID_REASONS = ("other shard", "nothing to symbolize")
+INPUT_REASONS = ("no build ID", "too short", "not linked", "not a program")
+
+
+def other_line(m, line, err):
+    """A line without an output: a build ID skipped or failed, or an input."""
+    if isinstance(m.get("build_id"), str):
+        ok = isinstance(m.get("inputs"), list) and m["inputs"] and (
+            (m.get("status") == "skipped" and m.get("reason") in BUILD_ID_REASONS) or
+            (m.get("status") == "failed" and isinstance(m.get("error"), str)))
+    elif isinstance(m.get("input"), str):
+        ok = (m.get("status") == "skipped" and m.get("reason") in INPUT_REASONS) or (
+            m.get("status") == "failed" and isinstance(m.get("error"), str))
+    else:
+        ok = False
+    if not ok:
+        err("neither an output, a build ID skipped or failed, nor an input: %s" % line)
 
 
 def manifest(path, outdir):
@@ -43,6 +63,9 @@ def manifest(path, outdir):
             continue
         if not isinstance(m, dict):
             err(n, "not an object")
+            continue
+        if m.get("status") not in ("converted", "replaced", "kept"):
+            other_line(m, line, lambda msg: err(n, msg))
             continue
         want = {"build_id": str, "output": str, "status": str, "inputs": list, "holds": dict,
                 "counts": dict, "size": int, "sha256": str}

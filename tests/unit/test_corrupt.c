@@ -825,6 +825,40 @@ static void hostile_entries(const struct file *f, const char *name)
 }
 
 /*
+ * A depth is a uint32_t in the API, and the format allows 8-byte fields: a
+ * depth past UINT32_MAX (gamma's, range 2) reads as UINT32_MAX in the range
+ * and in the frame a lookup gives, never cut to its low 32 bits (2^32 would
+ * read as depth 0, a function). Narrow files hold no such depth.
+ */
+static void depth_past_32_bits(const struct file *f, const char *name)
+{
+	static const uint64_t depths[] = { 1ull << 32, (1ull << 32) + 3, UINT64_MAX };
+	bool ok = true;
+
+	for (size_t k = 0; k < sizeof(depths) / sizeof(depths[0]); k++) {
+		unsigned char *p = copy(f->buf, f->len);
+		struct lidia_reader *r = NULL;
+		struct lidia_range_info ri = { 0 };
+		struct lidia_frame fr[4] = { 0 };
+		int n = -1;
+
+		put(field_ptr(f, p, 2, 1), f->field_w, depths[k]);
+		if (!lidia_reader_open_mem(&r, p, f->len, NULL) && !lidia_reader_range(r, 2, &ri))
+			n = lidia_reader_lookup(r, ri.va, fr, 4);
+		if (ri.depth != UINT32_MAX || n != 3 || fr[0].depth != UINT32_MAX ||
+		    !fr[0].inlined || fr[2].depth != 0) {
+			printf("# depth 0x%" PRIx64 ": range depth %" PRIu32 ", lookup %d, frame depth %"
+			       PRIu32 "\n", depths[k], ri.depth, n, fr[0].depth);
+			ok = false;
+		}
+		lidia_reader_close(r);
+		free(p);
+	}
+	CHECK(ok, "%s: depths of 2^32, 2^32+3 and 2^64-1 read as UINT32_MAX in ranges and frames",
+	      name);
+}
+
+/*
  * Every byte of the range table and the strings table set to 0xff in turn,
  * read without the CRC check: no crash, and whenever check passes, every
  * range reads and every lookup succeeds.
@@ -967,6 +1001,7 @@ int main(void)
 	hostile_entries(&narrow, "narrow");
 	dump_as("entries", "wide");
 	hostile_entries(&wide, "wide");
+	depth_past_32_bits(&wide, "wide");
 	dump_as("sweep", "narrow");
 	byte_sweep(&narrow, "narrow");
 	dump_as("sweep", "wide");

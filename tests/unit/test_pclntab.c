@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The Go pclntab reader (lib/gopclntab.c) on synthetic tables.
+ * The Go pclntab reader (lib/go/pclntab.c, go_extract.c) on synthetic tables.
  *
  * No toolchain at hand makes the old layouts, so this test writes them
  * itself from the documented formats (Go's runtime/symtab.go, runtime2.go
@@ -31,7 +31,7 @@
  * at the entry, ended by a 0 byte.
  *
  * Caveat: the 0xfffffffb images use the 1.16+ inline slots (pcdata[2],
- * funcdata[3], 20-byte entries), which is what lib/gopclntab.c reads for that
+ * funcdata[3], 20-byte entries), which is what lib/go/pclntab.c reads for that
  * magic too. Real Go 1.9-1.12 used pcdata[1]/funcdata[2] (and 16-byte entries
  * without parentPc before 1.12), Go 1.13-1.15 pcdata[2]/funcdata[4].
  *
@@ -59,7 +59,7 @@
 #include <unistd.h>
 
 #include "builder.h"
-#include "gopclntab.h"
+#include "go_extract.h"
 #include "intervals.h"
 #include "lidia.h"
 #include "unit.h"
@@ -517,10 +517,15 @@ static bool mem_read_word(void *ctx, uint64_t va, uint64_t *value)
 	return true;
 }
 
+/* What to extract: an extraction's options. */
+struct want {
+	bool inlines, lines, files;
+};
+
 struct result {
 	int parse_err, extract_err;
 	struct gotab t;
-	struct go_extract_stats stats;
+	struct lidia_extract_stats stats;
 	struct intervals covered;
 	struct lidia_reader *r;
 	void *file;
@@ -541,8 +546,9 @@ static void free_result(struct result *res)
  */
 static void run_blob(struct result *res, const unsigned char *blob, size_t size, uint64_t va,
 		     const unsigned char *tree, size_t tree_size, uint64_t tree_va, bool be,
-		     const struct go_extract_opts *opts, struct mem *m)
+		     const struct want *opts, struct mem *m)
 {
+	struct extract_ctx x = { .inlines = opts->inlines, .lines = opts->lines, .files = opts->files };
 	struct lidia_builder *b = NULL;
 	struct lidia_reader_opts ro = LIDIA_READER_OPTS(.check_crc = true);
 	int err;
@@ -561,7 +567,12 @@ static void run_blob(struct result *res, const unsigned char *blob, size_t size,
 		res->extract_err = err;
 		return;
 	}
-	res->extract_err = gotab_extract(b, &res->t, opts, &res->covered, &res->stats);
+	x.b = b;
+	res->extract_err = gotab_extract(&x, &res->t);
+	res->stats = x.st;
+	res->covered = x.covered; /* the result's, now */
+	x.covered = (struct intervals){ 0 };
+	extract_ctx_release(&x);
 	if (!res->extract_err && !(err = lidia_builder_finalize(b)) &&
 	    !(err = lidia_builder_write_mem(b, &res->file, &res->file_size)))
 		err = lidia_reader_open_mem(&res->r, res->file, res->file_size, &ro);
@@ -570,11 +581,11 @@ static void run_blob(struct result *res, const unsigned char *blob, size_t size,
 	lidia_builder_free(b);
 }
 
-static const struct go_extract_opts all_opts = { .inlines = true, .lines = true, .files = true };
+static const struct want all_opts = { .inlines = true, .lines = true, .files = true };
 
 static struct mem the_mem;
 
-static void run_image(struct result *res, const struct image *im, const struct go_extract_opts *opts)
+static void run_image(struct result *res, const struct image *im, const struct want *opts)
 {
 	run_blob(res, im->blob.p, im->blob.n, im->l.va, im->tree.p, im->tree.n, im->tree_va, im->l.be,
 		 opts, &the_mem);
@@ -713,7 +724,7 @@ static void test_good(const struct layout *l)
 
 	/* Options: no inlines, no lines, no files. */
 	{
-		struct go_extract_opts o = { .inlines = false, .lines = true, .files = true };
+		struct want o = { .inlines = false, .lines = true, .files = true };
 
 		run_image(&res, &im, &o);
 		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 0, "%s: inlines off: no inline range",
@@ -724,7 +735,7 @@ static void test_good(const struct layout *l)
 		free_result(&res);
 	}
 	{
-		struct go_extract_opts o = { .inlines = true, .lines = false, .files = false };
+		struct want o = { .inlines = true, .lines = false, .files = false };
 
 		run_image(&res, &im, &o);
 		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 2 && res.stats.line_rows == 0,
@@ -767,7 +778,7 @@ static void check_f1_bare(struct result *res, const char *name, const char *what
 	CHECK_FRAMES(res, TEXT + 0xb0, "main.leaf /gen/gen.go:7", "%s: %s: main.leaf intact", name, what);
 }
 
-/* F0 rejected by read_func: skipped, counted bad, the others intact. */
+/* F0 rejected by gotab_func: skipped, counted bad, the others intact. */
 static void check_f0_skipped(struct result *res, const char *name, const char *what)
 {
 	CHECK(res->parse_err == 0 && res->extract_err == 0 && res->r, "%s: %s: extraction goes on (%d, %d)",
@@ -1333,8 +1344,7 @@ static void empty_case(const struct layout *l, const char *name)
 	struct lidia_builder *b = NULL;
 	struct lidia_reader *r = NULL;
 	struct gotab t;
-	struct go_extract_stats stats = { 0 };
-	struct intervals cov = { 0 };
+	struct extract_ctx x = { .inlines = true, .lines = true, .files = true };
 	void *file = NULL;
 	size_t size = 0;
 	int err;
@@ -1342,7 +1352,7 @@ static void empty_case(const struct layout *l, const char *name)
 	build(&im, l, &base_program);
 	set_field(&im, im.hdr_words, 0, l->ptr);
 	err = gotab_parse(&t, im.blob.p, im.blob.n, l->va, l->be);
-	if (!err && !(err = lidia_builder_new(&b)) && !(err = gotab_extract(b, &t, &all_opts, &cov, &stats)) &&
+	if (!err && !(err = lidia_builder_new(&b)) && !(x.b = b, err = gotab_extract(&x, &t)) &&
 	    !(err = lidia_builder_finalize(b)) && !(err = lidia_builder_write_mem(b, &file, &size)))
 		err = lidia_reader_open_mem(&r, file, size, NULL);
 	CHECK(err == 0 && r && lidia_reader_count(r) == 0,
@@ -1350,7 +1360,7 @@ static void empty_case(const struct layout *l, const char *name)
 	lidia_reader_close(r);
 	free(file);
 	lidia_builder_free(b);
-	free(cov.v);
+	extract_ctx_release(&x);
 	free_image(&im);
 }
 

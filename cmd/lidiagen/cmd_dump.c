@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * lidiagen dump: every range of a lidia file, in file order (by VA, then
+ * depth), with its line rows: what lookup answers from, laid out whole.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+
+static const char dump_usage[] =
+	"usage: lidiagen dump [--json] [--no-crc] FILE.lidia\n"
+	"\n"
+	"List every range of the file in its order (by address, then depth): one\n"
+	"line per range, then its line rows indented under it:\n"
+	"\n"
+	"  0x1139 len 0x8 depth 1: sq at /src/c.c (inlined at /src/c.c:10)\n"
+	"    0x1139 line 4\n"
+	"\n"
+	"Depth 0 is a function, depth N a frame inlined N levels deep, called from\n"
+	"the call site in parentheses. A line row holds from its address to the next\n"
+	"row's or the range's end. An empty name shows as ??.\n"
+	"\n"
+	"  --json        one JSON object per range (JSON Lines): va (hex string),\n"
+	"                length, depth, function, file, call_file, call_line\n"
+	"                (\"\" and 0 at depth 0), lines: [{va, offset, line}]\n"
+	"  --no-crc      do not check the file's CRCs\n"
+	"  -h, --help    show this help\n";
+
+static void text_str(struct lidia_str s)
+{
+	if (s.len)
+		fwrite(s.ptr, 1, s.len, stdout);
+	else
+		fputs("??", stdout);
+}
+
+static void json_str(const char *key, struct lidia_str s)
+{
+	printf(",\"%s\":", key);
+	json_string(stdout, s.ptr, s.len);
+}
+
+static void print_range_text(const struct lidia_range_info *ri)
+{
+	printf("0x%" PRIx64 " len 0x%" PRIx64 " depth %" PRIu64 ": ", ri->va, ri->length,
+	       (uint64_t)ri->depth);
+	text_str(ri->func);
+	fputs(" at ", stdout);
+	text_str(ri->file);
+	if (ri->depth) {
+		fputs(" (inlined at ", stdout);
+		text_str(ri->call_file);
+		printf(":%" PRIu64 ")", (uint64_t)ri->call_line);
+	}
+	fputc('\n', stdout);
+}
+
+static void print_range_json(const struct lidia_range_info *ri)
+{
+	printf("{\"va\":\"0x%" PRIx64 "\",\"length\":%" PRIu64 ",\"depth\":%" PRIu64, ri->va,
+	       ri->length, (uint64_t)ri->depth);
+	json_str("function", ri->func);
+	json_str("file", ri->file);
+	json_str("call_file", ri->call_file);
+	printf(",\"call_line\":%" PRIu64 ",\"lines\":[", (uint64_t)ri->call_line);
+}
+
+/* Range i and its line rows; a negative error for a corrupt entry. */
+static int dump_range(const struct lidia_reader *r, size_t i, bool json)
+{
+	struct lidia_range_info ri;
+	struct lidia_line ln;
+	int err = lidia_reader_range(r, i, &ri);
+
+	if (err)
+		return err;
+	if (json)
+		print_range_json(&ri);
+	else
+		print_range_text(&ri);
+	for (uint64_t k = 0; k < ri.line_count; k++) {
+		if ((err = lidia_reader_line(r, ri.line_idx + k, &ln)))
+			break;
+		if (json)
+			printf("%s{\"va\":\"0x%" PRIx64 "\",\"offset\":%" PRIu32
+			       ",\"line\":%" PRIu32 "}",
+			       k ? "," : "", ri.va + ln.offset, ln.offset, ln.line);
+		else
+			printf("  0x%" PRIx64 " line %" PRIu32 "\n", ri.va + ln.offset, ln.line);
+	}
+	if (json)
+		printf("]}\n");
+	return err;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-crc", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct lidia_reader *r;
+	bool json = false, check_crc = true;
+	const char *path;
+	int opt, err = 0;
+	size_t i, n;
+
+	while ((opt = cli_getopt("dump", argc, argv, "h", longopts)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'C':
+			check_crc = false;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("dump", "no lidia file given");
+	if (optind + 1 < argc)
+		return usage_error("dump", "one file at a time: '%s' is one too many",
+				   argv[optind + 1]);
+	path = argv[optind];
+	err = open_reader(&r, path, check_crc);
+	if (err) {
+		error(path, "%s", lidia_strerror(err));
+		return EXIT_FAILED;
+	}
+	n = lidia_reader_count(r);
+	for (i = 0; i < n && !err; i++)
+		err = dump_range(r, i, json);
+	if (err)
+		error(path, "range %zu: %s", i - 1, lidia_strerror(err));
+	lidia_reader_close(r);
+	if (fflush(stdout) || ferror(stdout)) {
+		error(NULL, "standard output: write failed");
+		return EXIT_FAILED;
+	}
+	return err ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_EXTRACT_H
+#define LIDIA_EXTRACT_H
+
+#include <stdbool.h>
+
+#include "demangle.h"
+#include "intervals.h"
+#include "lidia.h"
+#include "line_rows.h"
+#include "symbols.h"
+
+/*
+ * One extraction (lidia_extract, extract.c): what its three extractors
+ * share. The Go pclntab (gotab_extract), then DWARF (extract_dwarf), then
+ * symbols (functions_add_symbols) each add to b the functions they describe,
+ * best source first, leaving out what an earlier one covered; all of them
+ * count in st. The images read belong to the caller and are never written:
+ * what an extractor makes of them (inflated sections, say) is its own.
+ */
+struct extract_ctx {
+	struct lidia_builder *b;
+	bool inlines, lines, files; /* the options: inline frames, line tables, file names */
+	struct intervals covered;   /* what the sources before the current one described */
+	struct line_rows orphans;   /* DWARF's line rows of code no DWARF function describes */
+	struct sym_vec syms;	    /* resolved: depth-0 names, and the last source */
+	struct demangler dm;
+	struct lidia_extract_stats st;
+};
+
+/* Free what x holds; x->b is the caller's. */
+void extract_ctx_release(struct extract_ctx *x);
+
+#endif

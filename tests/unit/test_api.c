@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The API's own contracts, beside what the other unit tests check of the
+ * format:
+ *
+ * - Options structs (lidia_reader_opts, lidia_extract_opts, lidia_store_opts,
+ *   lidia_archive_opts) as a caller built against another lidia.h passes
+ *   them: NULL gives the defaults; a larger struct (a newer header) is
+ *   accepted when every byte past the fields this library knows is zero,
+ *   and its known fields are honoured; a non-zero byte there, in the tail
+ *   padding of the last field or past the struct, is LIDIA_E_INVAL before
+ *   any work; a smaller struct (an older header) has its missing fields
+ *   defaulted; sz 0 (never set) is LIDIA_E_INVAL.
+ * - lidia_set_log returns the pair it replaces, and while threads log and
+ *   another swaps callbacks, every message reaches a whole pair.
+ * - The CRC32C tables are set up once, whichever threads come first.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "internal.h"
+#include "lidia.h"
+#include "unit.h"
+
+/* A struct as a newer lidia.h makes it: ours, then 16 bytes of fields we do not know. */
+#define NEWER(type)                                   \
+	union {                                       \
+		struct type o;                        \
+		unsigned char b[sizeof(struct type) + 16]; \
+	}
+
+/* Where the fields this library knows end: right after the struct's last one. */
+#define KNOWN_END(type, last) (offsetof(struct type, last) + sizeof(((struct type *)0)->last))
+
+/* ---- lidia_reader_opts ---- */
+
+/* A one-range file whose VA table CRC is wrong: check_crc, when honoured, refuses it. */
+static void *bad_crc_file(size_t *len)
+{
+	struct lidia_range_desc d = { .va = 0x1000, .length = 0x10, .func = "f" };
+	struct lidia_builder *b;
+	void *buf = NULL;
+
+	if (lidia_builder_new(&b) || lidia_builder_add(b, &d) || lidia_builder_finalize(b) ||
+	    lidia_builder_write_mem(b, &buf, len))
+		abort();
+	lidia_builder_free(b);
+	((unsigned char *)buf)[0x20] ^= 0xff; /* the VA table's CRC (spec section 2) */
+	return buf;
+}
+
+static int open_mem(const void *buf, size_t len, const struct lidia_reader_opts *opts)
+{
+	static char poison;
+	struct lidia_reader *r = (struct lidia_reader *)&poison;
+	int err = lidia_reader_open_mem(&r, buf, len, opts);
+
+	if (err && r)
+		return 1; /* a failed open must leave *out NULL */
+	lidia_reader_close(r);
+	return err;
+}
+
+static void reader_opts(void)
+{
+	NEWER(lidia_reader_opts) u;
+	size_t len, end = KNOWN_END(lidia_reader_opts, check_crc);
+	void *buf = bad_crc_file(&len);
+	struct lidia_reader *r;
+	char path[] = "/tmp/lidia-test-api-XXXXXX";
+	int fd, err;
+
+	CHECK(open_mem(buf, len, NULL) == 0, "reader: NULL opts: the defaults (no CRC check)");
+	CHECK(open_mem(buf, len, &LIDIA_READER_OPTS(.check_crc = true)) == LIDIA_E_CRC,
+	      "reader: LIDIA_READER_OPTS(.check_crc = true) checks the CRCs");
+
+	memset(&u, 0, sizeof(u));
+	u.o.sz = sizeof(u);
+	u.o.check_crc = true;
+	CHECK(open_mem(buf, len, &u.o) == LIDIA_E_CRC,
+	      "reader: a larger struct with a zero tail is accepted and check_crc honoured");
+	u.b[end] = 1;
+	CHECK(open_mem(buf, len, &u.o) == LIDIA_E_INVAL,
+	      "reader: a non-zero byte right after check_crc (in today's padding): LIDIA_E_INVAL");
+	u.b[end] = 0;
+	u.b[sizeof(u) - 1] = 0x80;
+	CHECK(open_mem(buf, len, &u.o) == LIDIA_E_INVAL,
+	      "reader: a non-zero byte at the end of a larger struct: LIDIA_E_INVAL");
+
+	/* Validated before any I/O, on every entry point. */
+	r = (struct lidia_reader *)&u;
+	err = lidia_reader_open(&r, "/nonexistent/lidia-test-api", &u.o);
+	CHECK(err == LIDIA_E_INVAL && !r, "reader: lidia_reader_open refuses it before opening");
+	r = (struct lidia_reader *)&u;
+	err = lidia_reader_open_fd(&r, -1, &u.o);
+	CHECK(err == LIDIA_E_INVAL && !r, "reader: lidia_reader_open_fd refuses it before reading");
+	fd = mkstemp(path);
+	if (fd >= 0 && lidia_write_all(fd, buf, len) == 0) {
+		err = lidia_reader_open(&r, path, &u.o);
+		CHECK(err == LIDIA_E_INVAL && !r, "reader: a real file with that struct: LIDIA_E_INVAL");
+		u.b[sizeof(u) - 1] = 0;
+		err = lidia_reader_open(&r, path, &u.o);
+		CHECK(err == LIDIA_E_CRC && !r,
+		      "reader: the same file with the tail zeroed: opened, its CRC checked");
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+
+	/* An older header's struct stops before check_crc: it reads as false. */
+	memset(&u, 0, sizeof(u));
+	u.o.check_crc = true;
+	u.o.sz = offsetof(struct lidia_reader_opts, check_crc);
+	CHECK(open_mem(buf, len, &u.o) == 0,
+	      "reader: a smaller struct (without check_crc): the field past it is not read");
+	u.o.sz = 0;
+	CHECK(open_mem(buf, len, &u.o) == LIDIA_E_INVAL, "reader: sz 0 (never set): LIDIA_E_INVAL");
+	free(buf);
+}
+
+/* ---- lidia_store_opts ---- */
+
+#define ID "0123456789abcdef0123456789abcdef"
+
+static void store_opts(void)
+{
+	NEWER(lidia_store_opts) u;
+	size_t end = KNOWN_END(lidia_store_opts, key_template), removed = 7;
+	char key[LIDIA_KEY_MAX + 64];
+	int err;
+
+	err = lidia_store_key(key, sizeof(key), ID, NULL);
+	CHECK(!err && !strcmp(key, "symbolizer/anonymous/" ID), "store: NULL opts: %s", key);
+
+	memset(&u, 0, sizeof(u));
+	u.o.sz = sizeof(u);
+	u.o.tenant = "team-a";
+	err = lidia_store_key(key, sizeof(key), ID, &u.o);
+	CHECK(!err && !strcmp(key, "symbolizer/team-a/" ID),
+	      "store: a larger struct with a zero tail is accepted and its tenant honoured");
+	u.b[end] = 1;
+	err = lidia_store_key(key, sizeof(key), ID, &u.o);
+	CHECK(err == LIDIA_E_INVAL, "store: lidia_store_key with a non-zero tail: LIDIA_E_INVAL");
+	err = lidia_store_clean("/nonexistent", &u.o, &removed);
+	CHECK(err == LIDIA_E_INVAL && removed == 0,
+	      "store: lidia_store_clean with a non-zero tail: LIDIA_E_INVAL, nothing removed");
+
+	/* An older struct that ends before tenant: "anonymous". */
+	memset(&u, 0, sizeof(u));
+	u.o.tenant = "team-a";
+	u.o.sz = offsetof(struct lidia_store_opts, tenant);
+	err = lidia_store_key(key, sizeof(key), ID, &u.o);
+	CHECK(!err && !strcmp(key, "symbolizer/anonymous/" ID),
+	      "store: a smaller struct (without tenant): the field past it is not read");
+}
+
+/* ---- lidia_extract_opts ---- */
+
+static int extract_self(const struct lidia_extract_opts *opts, size_t *count)
+{
+	struct lidia_elf *elf;
+	struct lidia_builder *b;
+	int err;
+
+	*count = 0;
+	if (lidia_elf_open(&elf, "/proc/self/exe"))
+		return 1;
+	if (lidia_builder_new(&b))
+		abort();
+	err = lidia_extract(b, &elf, 1, opts, NULL);
+	*count = lidia_builder_count(b);
+	lidia_builder_free(b);
+	lidia_elf_close(elf);
+	return err;
+}
+
+static void extract_opts(void)
+{
+	NEWER(lidia_extract_opts) u;
+	size_t end = KNOWN_END(lidia_extract_opts, no_debug_search), all, symbols, n;
+	int err;
+
+	err = extract_self(NULL, &all);
+	CHECK(!err && all > 0, "extract: NULL opts: the defaults (%zu ranges of this test)", all);
+	err = extract_self(&LIDIA_EXTRACT_OPTS(.no_dwarf = true, .no_debug_search = true),
+			   &symbols);
+	/* This test is built with -g: DWARF adds inline ranges to the symbols. */
+	CHECK(!err && symbols > 0 && symbols < all,
+	      "extract: LIDIA_EXTRACT_OPTS(.no_dwarf = true): symbols only (%zu ranges)", symbols);
+
+	memset(&u, 0, sizeof(u));
+	u.o.sz = sizeof(u);
+	u.o.no_dwarf = u.o.no_debug_search = true;
+	err = extract_self(&u.o, &n);
+	CHECK(!err && n == symbols,
+	      "extract: a larger struct with a zero tail is accepted and no_dwarf honoured");
+	u.b[end] = 1;
+	err = extract_self(&u.o, &n);
+	CHECK(err == LIDIA_E_INVAL && n == 0,
+	      "extract: a non-zero byte right after no_debug_search: LIDIA_E_INVAL, nothing added");
+	u.b[end] = 0;
+	u.b[sizeof(u) - 1] = 1;
+	err = extract_self(&u.o, &n);
+	CHECK(err == LIDIA_E_INVAL && n == 0,
+	      "extract: a non-zero byte at the end of a larger struct: LIDIA_E_INVAL");
+}
+
+/* ---- lidia_archive_opts ---- */
+
+/* An ar archive (a .deb's outer format) of one member, "app", that starts like ELF. */
+static size_t make_ar(unsigned char *buf)
+{
+	size_t n = 0;
+
+	memcpy(buf, "!<arch>\n", 8);
+	n = 8;
+	n += (size_t)sprintf((char *)buf + n, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "app/", "0", "0",
+			     "0", "100644", "64");
+	memset(buf + n, 0, 64);
+	memcpy(buf + n, "\x7f" "ELF", 4);
+	return n + 64;
+}
+
+struct members {
+	unsigned elves, problems;
+	char path[64];
+};
+
+static int on_elf(void *ctx, const char *path, const char *member, unsigned char *data,
+		  size_t size)
+{
+	struct members *m = ctx;
+
+	m->elves++;
+	snprintf(m->path, sizeof(m->path), "%s", path);
+	free(data);
+	return 0;
+}
+
+static void on_problem(void *ctx, const char *path, const char *msg)
+{
+	((struct members *)ctx)->problems++;
+}
+
+static void archive_opts(void)
+{
+	NEWER(lidia_archive_opts) u;
+	size_t end = KNOWN_END(lidia_archive_opts, ctx);
+	unsigned char ar[256];
+	size_t len = make_ar(ar);
+	struct members m = { 0 };
+	unsigned problems = 99;
+	int err;
+
+	memset(&u, 0, sizeof(u));
+	u.o.sz = sizeof(u);
+	u.o.elf = on_elf;
+	u.o.problem = on_problem;
+	u.o.ctx = &m;
+	u.b[end] = 1;
+	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
+	CHECK(err == LIDIA_E_INVAL && problems == 0 && m.elves == 0,
+	      "archive: a non-zero byte right after ctx: LIDIA_E_INVAL, nothing walked");
+	u.b[end] = 0;
+	u.b[sizeof(u) - 1] = 1;
+	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
+	CHECK(err == LIDIA_E_INVAL && m.elves == 0,
+	      "archive: a non-zero byte at the end of a larger struct: LIDIA_E_INVAL");
+	u.b[sizeof(u) - 1] = 0;
+
+	err = lidia_archive_walk_mem(ar, len, "in", NULL, &problems);
+	if (err == LIDIA_E_NO_LIBARCHIVE) {
+		printf("ok - # SKIP archive walks: %s\n", lidia_strerror(err));
+		return;
+	}
+	CHECK(err == 0 && problems == 0, "archive: NULL opts: walked, the member dropped");
+	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
+	CHECK(err == 0 && problems == 0 && m.elves == 1 && !strcmp(m.path, "in!app"),
+	      "archive: a larger struct with a zero tail: walked, its callbacks called (%s)",
+	      m.path);
+	/* Zero limits are the defaults; a set one is honoured. */
+	m = (struct members){ 0 };
+	u.o.max_member = 16;
+	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
+	CHECK(err == 0 && problems == 1 && m.problems == 1 && m.elves == 0,
+	      "archive: max_member 16 refuses the 64-byte member, said through problem");
+}
+
+/* ---- lidia_set_log ---- */
+
+struct log_sink {
+	atomic_ulong calls;
+};
+
+static struct log_sink sink_a, sink_b;
+static atomic_ulong mixed;
+
+static void log_a(enum lidia_log_level level, const char *msg, void *ctx)
+{
+	if (ctx != &sink_a)
+		atomic_fetch_add(&mixed, 1);
+	atomic_fetch_add(&sink_a.calls, 1);
+}
+
+static void log_b(enum lidia_log_level level, const char *msg, void *ctx)
+{
+	if (ctx != &sink_b)
+		atomic_fetch_add(&mixed, 1);
+	atomic_fetch_add(&sink_b.calls, 1);
+}
+
+#define LOGGERS 4
+#define MESSAGES 20000
+
+static atomic_bool swapping;
+
+static void *logger(void *arg)
+{
+	int id = *(int *)arg;
+
+	for (int i = 0; i < MESSAGES; i++)
+		lidia_log(LIDIA_LOG_DEBUG, "message %d of thread %d", i, id);
+	return NULL;
+}
+
+static void *swapper(void *arg)
+{
+	unsigned long *bad = arg;
+
+	for (unsigned i = 0; atomic_load(&swapping); i++) {
+		struct lidia_log_cb old = i % 2 ? lidia_set_log(log_a, &sink_a)
+						: lidia_set_log(log_b, &sink_b);
+
+		if (!(old.fn == log_a && old.ctx == &sink_a) &&
+		    !(old.fn == log_b && old.ctx == &sink_b))
+			(*bad)++;
+	}
+	return NULL;
+}
+
+static void set_log(void)
+{
+	pthread_t loggers[LOGGERS], sw;
+	int ids[LOGGERS];
+	unsigned long bad = 0, total;
+	struct lidia_log_cb old;
+
+	old = lidia_set_log(log_a, &sink_a);
+	CHECK(old.fn == NULL && old.ctx == NULL, "log: the first lidia_set_log returns no callback");
+	old = lidia_set_log(log_b, &sink_b);
+	CHECK(old.fn == log_a && old.ctx == &sink_a,
+	      "log: lidia_set_log returns the callback and ctx it replaces");
+
+	atomic_store(&swapping, true);
+	pthread_create(&sw, NULL, swapper, &bad);
+	for (int t = 0; t < LOGGERS; t++) {
+		ids[t] = t;
+		pthread_create(&loggers[t], NULL, logger, &ids[t]);
+	}
+	for (int t = 0; t < LOGGERS; t++)
+		pthread_join(loggers[t], NULL);
+	atomic_store(&swapping, false);
+	pthread_join(sw, NULL);
+
+	total = atomic_load(&sink_a.calls) + atomic_load(&sink_b.calls);
+	CHECK(atomic_load(&mixed) == 0 && bad == 0 && total == LOGGERS * MESSAGES,
+	      "log: %d threads log while one swaps callbacks: all %lu messages reach a whole pair"
+	      " (%lu to a, %lu to b; %lu mixed, %lu bad returns)",
+	      LOGGERS, total, atomic_load(&sink_a.calls), atomic_load(&sink_b.calls),
+	      atomic_load(&mixed), bad);
+
+	old = lidia_set_log(NULL, NULL);
+	CHECK(old.fn == log_a || old.fn == log_b, "log: lidia_set_log(NULL, NULL) returns the last");
+	total = atomic_load(&sink_a.calls) + atomic_load(&sink_b.calls);
+	lidia_log(LIDIA_LOG_WARN, "dropped");
+	CHECK(!lidia_log_enabled() &&
+		      atomic_load(&sink_a.calls) + atomic_load(&sink_b.calls) == total,
+	      "log: after lidia_set_log(NULL, NULL) messages are dropped");
+}
+
+/* ---- CRC32C from threads ---- */
+
+#define CRC_THREADS 8
+
+static void *crc_thread(void *arg)
+{
+	uint32_t *out = arg;
+
+	*out = lidia_crc32c(0, "123456789", 9);
+	return NULL;
+}
+
+static void crc_threads(void)
+{
+	pthread_t t[CRC_THREADS];
+	uint32_t got[CRC_THREADS];
+	bool ok = true;
+
+	/* The first calls of the process, all at once. */
+	for (int i = 0; i < CRC_THREADS; i++)
+		pthread_create(&t[i], NULL, crc_thread, &got[i]);
+	for (int i = 0; i < CRC_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		ok = ok && got[i] == 0xe3069283u;
+	}
+	CHECK(ok, "crc32c: %d threads making the first calls all get 0xe3069283", CRC_THREADS);
+}
+
+int main(void)
+{
+	crc_threads(); /* first: no CRC computed before it */
+	reader_opts();
+	store_opts();
+	extract_opts();
+	archive_opts();
+	set_log();
+	return unit_exit();
+}
