@@ -1,11 +1,12 @@
 # lidiagen: the library (lib/), the command (cmd/lidiagen/), tests and install.
 #   make                     build liblidia.a, liblidia.so, lidiagen
 #   make check               the quick tier (under a minute): unit tests, fuzz corpus
-#                            replay, the oracle's proof and the CLI contract (t_cli.sh)
+#                            replay, the oracle's proof, the CLI contract (t_cli.sh,
+#                            t_usage.sh), and format-check, check-layers, check-exports
 #   make test                build and run every test; ends with "N passed, N failed, N skipped"
 #   make test TESTS=REGEX    only the tests whose name matches (extended regex over
 #                            unit/test_NAME, fuzz/fuzz_NAME, t_NAME): TESTS=t_golden
-#   make SANITIZE=address,undefined test
+#   make SANITIZE=address,undefined test   (build/san-address-undefined; O=DIR moves build/)
 #   make install PREFIX=/usr/local DESTDIR=...
 #   make V=1                 show the commands
 
@@ -78,7 +79,7 @@ INTERNAL := $(B)/liblidia-internal.a
 SHARED_LIB := $(B)/liblidia.so.$(VERSION)
 BIN    := $(B)/lidiagen
 
-.PHONY: all test check check-layers check-exports install uninstall clean fuzz fuzz-long bench
+.PHONY: all test check check-layers check-exports format-check install uninstall clean fuzz fuzz-long bench
 all: $(BIN) $(STATIC) $(SHARED_LIB)
 
 $(B)/%.o: %.c
@@ -123,6 +124,12 @@ $(STATIC): $(INTERNAL)
 	$(Q)rm -f $@ && $(LD) -r -o $(B)/liblidia-all.o $(LIB_OBJ) $(B)/llvm-demangle/*.o
 	$(Q)$(OBJCOPY) --wildcard --keep-global-symbol='lidia*' $(PERSONALITY) $(B)/liblidia-all.o $(B)/liblidia.o
 	$(Q)$(AR) rcs $@ $(B)/liblidia.o
+
+# The C sources as .clang-format lays them out (Debian 12's clang-format 14).
+CLANG_FORMAT ?= clang-format
+format-check:
+	$(Q)$(CLANG_FORMAT) --dry-run --Werror --style=file $(LIB_SRC) $(wildcard lib/*.h lib/*/*.h) \
+		$(CMD_SRC) $(wildcard cmd/lidiagen/*.h)
 
 # liblidia.a defines no global name but lidia*: a user's static link never clashes.
 check-exports: $(STATIC)
@@ -189,10 +196,10 @@ fuzz-long: fuzz
 # The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
 CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader|usage)$$
 
-test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports
+test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports format-check
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh
 
-check: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports
+check: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports format-check
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) \
 		TESTS='$(or $(TESTS),$(CHECK_TESTS))' tests/run.sh
 

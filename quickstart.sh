@@ -16,7 +16,7 @@ BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchi
 # 1.19), dwz, packagers for the batch tests (rpm, cpio, zip), the build
 # systems of the plugins (cmake, ninja, Debian's Bazel 4), python3 for
 # Pyroscope's reader logic.
-TEST_DEPS="python3 python3-yaml elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
+TEST_DEPS="python3 python3-yaml clang-format elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
 	zstd cmake ninja-build bazel-bootstrap time"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
 # Go 1.22 from bookworm-backports too.

@@ -54,31 +54,31 @@ LIDIA_API const char *lidia_version(void);
  * lidia_strerror(). Values are negative and below -4095, so that they never
  * collide with -errno.
  */
-#define LIDIA_ERRORS(X)                                                              \
-	X(LIDIA_E_FORMAT, "not a lidia file (bad magic)")                              \
-	X(LIDIA_E_VERSION, "unsupported lidia version")                                \
-	X(LIDIA_E_TRUNCATED, "lidia file is truncated")                                \
-	X(LIDIA_E_WIDTH, "invalid field width in lidia header")                        \
-	X(LIDIA_E_COUNT, "inconsistent table counts in lidia header")                  \
-	X(LIDIA_E_OFFSET, "table offset or size out of bounds in lidia file")          \
-	X(LIDIA_E_CRC, "CRC32C mismatch in lidia table")                               \
-	X(LIDIA_E_STRING, "string offset out of bounds in lidia file")                 \
-	X(LIDIA_E_LINES, "line table slice out of bounds in lidia file")               \
-	X(LIDIA_E_ORDER, "VA table not sorted in lidia file")                          \
-	X(LIDIA_E_NOT_ELF, "not an ELF file")                                          \
-	X(LIDIA_E_ELF, "malformed ELF file")                                           \
-	X(LIDIA_E_ELF_TRUNCATED, "truncated ELF file (sections past its end)")         \
-	X(LIDIA_E_GO, "malformed Go pclntab")                                          \
-	X(LIDIA_E_DWARF_LINES, "malformed DWARF line program")                         \
-	X(LIDIA_E_ARCHIVE, "unreadable archive")                                       \
-	X(LIDIA_E_NO_LIBARCHIVE, "libarchive.so.13 cannot be loaded")                   \
-	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")   \
-	X(LIDIA_E_NO_BUILD_ID, "no GNU build ID")                                      \
-	X(LIDIA_E_BUILD_ID_MISMATCH, "build IDs of the inputs differ")                 \
-	X(LIDIA_E_BAD_KEY, "invalid build ID, tenant or layout for an output key")      \
-	X(LIDIA_E_TOO_BIG, "value too large for the lidia format")                     \
-	X(LIDIA_E_STATE, "builder used out of order")                                  \
-	X(LIDIA_E_INVAL, "invalid argument")                                           \
+#define LIDIA_ERRORS(X)                                                                            \
+	X(LIDIA_E_FORMAT, "not a lidia file (bad magic)")                                          \
+	X(LIDIA_E_VERSION, "unsupported lidia version")                                            \
+	X(LIDIA_E_TRUNCATED, "lidia file is truncated")                                            \
+	X(LIDIA_E_WIDTH, "invalid field width in lidia header")                                    \
+	X(LIDIA_E_COUNT, "inconsistent table counts in lidia header")                              \
+	X(LIDIA_E_OFFSET, "table offset or size out of bounds in lidia file")                      \
+	X(LIDIA_E_CRC, "CRC32C mismatch in lidia table")                                           \
+	X(LIDIA_E_STRING, "string offset out of bounds in lidia file")                             \
+	X(LIDIA_E_LINES, "line table slice out of bounds in lidia file")                           \
+	X(LIDIA_E_ORDER, "VA table not sorted in lidia file")                                      \
+	X(LIDIA_E_NOT_ELF, "not an ELF file")                                                      \
+	X(LIDIA_E_ELF, "malformed ELF file")                                                       \
+	X(LIDIA_E_ELF_TRUNCATED, "truncated ELF file (sections past its end)")                     \
+	X(LIDIA_E_GO, "malformed Go pclntab")                                                      \
+	X(LIDIA_E_DWARF_LINES, "malformed DWARF line program")                                     \
+	X(LIDIA_E_ARCHIVE, "unreadable archive")                                                   \
+	X(LIDIA_E_NO_LIBARCHIVE, "libarchive.so.13 cannot be loaded")                              \
+	X(LIDIA_E_ELF_TYPE, "ELF file is neither an executable nor a shared object")               \
+	X(LIDIA_E_NO_BUILD_ID, "no GNU build ID")                                                  \
+	X(LIDIA_E_BUILD_ID_MISMATCH, "build IDs of the inputs differ")                             \
+	X(LIDIA_E_BAD_KEY, "invalid build ID, tenant or layout for an output key")                 \
+	X(LIDIA_E_TOO_BIG, "value too large for the lidia format")                                 \
+	X(LIDIA_E_STATE, "builder used out of order")                                              \
+	X(LIDIA_E_INVAL, "invalid argument")                                                       \
 	X(LIDIA_E_SINK, "output sink failed")
 
 enum lidia_error {
@@ -86,7 +86,7 @@ enum lidia_error {
 #define LIDIA_X_ENUM(code, msg) code,
 	LIDIA_ERRORS(LIDIA_X_ENUM)
 #undef LIDIA_X_ENUM
-	LIDIA_E_END_
+		LIDIA_E_END_
 };
 
 /* A static message for err (a LIDIA_E_* code or -errno). Never NULL. */
@@ -182,7 +182,7 @@ struct lidia_archive_opts {
 	void (*problem)(void *ctx, const char *path, const char *msg);
 	void *ctx; /* passed to the three callbacks */
 };
-#define LIDIA_ARCHIVE_OPTS(...) \
+#define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })
 
 /* True when the first bytes (at least 512 given, or the whole file) look like an archive. */
@@ -197,8 +197,8 @@ LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);
  * with nothing reported, LIDIA_E_INVAL for opts this library cannot honour,
  * or another negative error when it is no readable archive.
  */
-LIDIA_API int lidia_archive_walk_fd(int fd, const char *path,
-				    const struct lidia_archive_opts *opts, unsigned *problems);
+LIDIA_API int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_opts *opts,
+				    unsigned *problems);
 LIDIA_API int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
 				     const struct lidia_archive_opts *opts, unsigned *problems);
 
@@ -214,8 +214,7 @@ struct lidia_elf;
  * relocatable objects and core files.
  */
 LIDIA_API int lidia_elf_open(struct lidia_elf **out, const char *path);
-LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size,
-				 const char *name);
+LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name);
 LIDIA_API void lidia_elf_close(struct lidia_elf *e);
 
 /* True when buf starts like an ELF file (cheap; for identifying inputs). */
@@ -230,11 +229,11 @@ LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t he
 
 /* What an image holds, cheaply (section headers and notes only). */
 struct lidia_elf_info {
-	bool debug_file;	/* .text is NOBITS: a separate debug file */
-	bool has_symtab;	/* a .symtab */
-	bool has_dwarf;		/* .debug_info (or .zdebug_info) with contents */
-	bool has_go;		/* a Go pclntab section or symbol */
-	char go_build_id[128];	/* the Go build ID note, "" when none */
+	bool debug_file;       /* .text is NOBITS: a separate debug file */
+	bool has_symtab;       /* a .symtab */
+	bool has_dwarf;	       /* .debug_info (or .zdebug_info) with contents */
+	bool has_go;	       /* a Go pclntab section or symbol */
+	char go_build_id[128]; /* the Go build ID note, "" when none */
 };
 
 LIDIA_API void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out);
@@ -245,13 +244,13 @@ struct lidia_builder; /* see Write below */
 
 struct lidia_extract_opts {
 	size_t sz;
-	bool no_dynsym;	 /* leave .dynsym out */
-	bool no_symtab;	 /* leave .symtab out */
-	bool no_go;	 /* leave the Go pclntab out */
-	bool no_inlines; /* no inline frames (depth > 0 ranges) */
-	bool no_lines;	 /* no line tables */
-	bool no_files;	 /* no file names (function and call site) */
-	bool no_dwarf;	 /* leave DWARF out: symbols (and Go) only */
+	bool no_dynsym;	  /* leave .dynsym out */
+	bool no_symtab;	  /* leave .symtab out */
+	bool no_go;	  /* leave the Go pclntab out */
+	bool no_inlines;  /* no inline frames (depth > 0 ranges) */
+	bool no_lines;	  /* no line tables */
+	bool no_files;	  /* no file names (function and call site) */
+	bool no_dwarf;	  /* leave DWARF out: symbols (and Go) only */
 	bool no_demangle; /* keep C++ and Rust names mangled */
 	/*
 	 * Debug roots searched for what the images point at: separate debug files
@@ -262,20 +261,20 @@ struct lidia_extract_opts {
 	bool no_debug_search; /* use only the images given */
 	uint8_t reserved[7];  /* zero (the macro sees to it): room for fields to come */
 };
-#define LIDIA_EXTRACT_OPTS(...) \
+#define LIDIA_EXTRACT_OPTS(...)                                                                    \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
 
 /* What an extraction found. */
 struct lidia_extract_stats {
-	size_t symbols_read;   /* function symbols read from all symbol tables */
-	size_t functions;      /* depth-0 ranges added */
-	size_t inline_ranges;  /* depth > 0 ranges added */
-	size_t line_rows;      /* line-table rows added */
-	size_t go_functions;   /* functions from a Go pclntab (0: none found) */
-	size_t dwarf_functions; /* function ranges from DWARF */
-	bool found_debug_file;  /* a separate debug file was found and read */
+	size_t symbols_read;	 /* function symbols read from all symbol tables */
+	size_t functions;	 /* depth-0 ranges added */
+	size_t inline_ranges;	 /* depth > 0 ranges added */
+	size_t line_rows;	 /* line-table rows added */
+	size_t go_functions;	 /* functions from a Go pclntab (0: none found) */
+	size_t dwarf_functions;	 /* function ranges from DWARF */
+	bool found_debug_file;	 /* a separate debug file was found and read */
 	bool used_minidebuginfo; /* symbols from .gnu_debugdata */
-	size_t bad_functions;  /* functions whose inline frames or lines were malformed */
+	size_t bad_functions;	 /* functions whose inline frames or lines were malformed */
 };
 
 /*
@@ -390,7 +389,7 @@ struct lidia_store_opts {
 	 */
 	const char *key_template;
 };
-#define LIDIA_STORE_OPTS(...) \
+#define LIDIA_STORE_OPTS(...)                                                                      \
 	((struct lidia_store_opts){ .sz = sizeof(struct lidia_store_opts), __VA_ARGS__ })
 
 /* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
@@ -429,8 +428,7 @@ LIDIA_API int lidia_store_key(char *key, size_t key_size, const char *build_id,
 LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key);
 
 /* The same for bytes already in memory. */
-LIDIA_API int lidia_store_write_buf(const void *buf, size_t size, const char *dir,
-				    const char *key);
+LIDIA_API int lidia_store_write_buf(const void *buf, size_t size, const char *dir, const char *key);
 
 /* Writes a file's bytes to fd; returns 0 or a negative error code. */
 typedef int (*lidia_store_fill_fn)(int fd, void *ctx);
@@ -472,10 +470,10 @@ LIDIA_API int lidia_store_clean(const char *dir, const struct lidia_store_opts *
 
 struct lidia_reader_opts {
 	size_t sz;
-	bool check_crc; /* verify every table's CRC32C at open */
+	bool check_crc;	     /* verify every table's CRC32C at open */
 	uint8_t reserved[7]; /* zero (the macro sees to it): room for fields to come */
 };
-#define LIDIA_READER_OPTS(...) \
+#define LIDIA_READER_OPTS(...)                                                                     \
 	((struct lidia_reader_opts){ .sz = sizeof(struct lidia_reader_opts), __VA_ARGS__ })
 
 struct lidia_reader;
@@ -517,9 +515,9 @@ struct lidia_str {
 struct lidia_frame {
 	struct lidia_str function;
 	struct lidia_str file;
-	uint32_t line;	   /* 0 when the file has no line for it */
-	uint32_t depth;	   /* depth of the range this frame came from (see lidia_range_info) */
-	bool inlined;	   /* inlined into frames[i + 1], the next frame: see above */
+	uint32_t line;	/* 0 when the file has no line for it */
+	uint32_t depth; /* depth of the range this frame came from (see lidia_range_info) */
+	bool inlined;	/* inlined into frames[i + 1], the next frame: see above */
 };
 
 /*
@@ -564,9 +562,9 @@ struct lidia_table_info {
 	uint64_t entry_size; /* width of one field (VA, range field, line field) */
 	uint64_t count;	     /* entries (bytes for the strings table) */
 	uint64_t offset;
-	uint64_t size;	     /* bytes */
-	uint32_t crc;	     /* as stored */
-	bool crc_ok;	     /* computed CRC equals crc */
+	uint64_t size; /* bytes */
+	uint32_t crc;  /* as stored */
+	bool crc_ok;   /* computed CRC equals crc */
 };
 
 struct lidia_file_info {

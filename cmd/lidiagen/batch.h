@@ -20,7 +20,7 @@ enum fallback_key {
 };
 
 struct batch_opts {
-	const char *out_dir;	 /* "-": the one output to stdout */
+	const char *out_dir; /* "-": the one output to stdout */
 	struct lidia_store_opts store;
 	struct lidia_extract_opts extract;
 	const char *debug_dirs[65];
@@ -28,12 +28,12 @@ struct batch_opts {
 	bool recursive, follow_symlinks, force;
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;
-	unsigned jobs;		 /* 0: the number of cores */
-	const char *manifest;	 /* JSON Lines, one per build ID; NULL: none */
+	unsigned jobs;	      /* 0: the number of cores */
+	const char *manifest; /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
-	const char *state;	 /* the re-run cache (keep it outside the synced tree); NULL: none */
+	const char *state; /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;
 	bool strict; /* warnings fail the run, and so does a run that leaves no output */
 };

@@ -94,7 +94,7 @@ struct group {
 	char sha[65];
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
-	char *warning; /* a warning about it, printed before its message */
+	char *warning;		/* a warning about it, printed before its message */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 };
@@ -117,7 +117,7 @@ struct batch {
 	/* inputs that failed (path, message), for the manifest */
 	struct failed_input {
 		char *path, *msg;
-	} *failures;
+	} * failures;
 	size_t nfailures, cap_failures;
 	/* the progress line (progress.c) */
 	bool tty, drawn, ticking, stop_ticking;

@@ -132,8 +132,8 @@ static int check_write_paths(const struct batch_opts *o, char *err, size_t err_s
 		/* "out/" naming a file fails with ENOTDIR: no directory can be made there. */
 		return BAD("-o: '%s': %s", o->out_dir, strerror(errno));
 	}
-	if (o->manifest && check_side_file("manifest", o->manifest, have_out ? out_real : NULL,
-					   err, err_size))
+	if (o->manifest &&
+	    check_side_file("manifest", o->manifest, have_out ? out_real : NULL, err, err_size))
 		return -1;
 	if (o->state && !o->no_state &&
 	    check_side_file("state", o->state, have_out ? out_real : NULL, err, err_size))
@@ -162,9 +162,10 @@ static void make_getopt_tables(void)
 	for (size_t i = 0; i < nconvert_opts; i++) {
 		const struct opt_def *d = &convert_opts[i];
 
-		longopts[i] = (struct option){ d->name,
-					       d->kind == OPT_FLAG ? no_argument : required_argument,
-					       NULL, d->short_name ? d->short_name : LONG_BASE + (int)i };
+		longopts[i] =
+			(struct option){ d->name,
+					 d->kind == OPT_FLAG ? no_argument : required_argument,
+					 NULL, d->short_name ? d->short_name : LONG_BASE + (int)i };
 		if (d->short_name) {
 			shortopts[ns++] = (char)d->short_name;
 			if (d->kind != OPT_FLAG)

@@ -29,8 +29,8 @@ struct cfg {
 };
 
 /* "NAME:LINE:COLUMN: what" in c->err; returns -1. */
-__attribute__((format(printf, 3, 4)))
-static int bad_at(struct cfg *c, yaml_mark_t mark, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int bad_at(struct cfg *c, yaml_mark_t mark,
+							const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(c->err, c->err_size, "%s:%zu:%zu: ", c->name, mark.line + 1,
@@ -78,7 +78,8 @@ static int next(struct cfg *c)
 		yaml_event_delete(&c->ev);
 	c->have_ev = yaml_parser_parse(&c->p, &c->ev) != 0;
 	if (!c->have_ev)
-		return bad_at(c, c->p.problem_mark, "%s", c->p.problem ? c->p.problem : "invalid YAML");
+		return bad_at(c, c->p.problem_mark, "%s",
+			      c->p.problem ? c->p.problem : "invalid YAML");
 	return 0;
 }
 
@@ -116,7 +117,8 @@ static int read_value(struct cfg *c, const struct opt_def *d)
 		if (c->ev.type == YAML_SEQUENCE_END_EVENT)
 			return 0;
 		if (c->ev.type != YAML_SCALAR_EVENT)
-			return bad_at(c, c->ev.start_mark, "%s: the list holds a non-scalar", d->name);
+			return bad_at(c, c->ev.start_mark, "%s: the list holds a non-scalar",
+				      d->name);
 		if (apply_scalar(c, d))
 			return -1;
 	}
@@ -152,7 +154,7 @@ static int next_key(struct cfg *c, bool *in_map)
 				return 1;
 			if (!c->ev.data.scalar.length)
 				continue; /* an empty document */
-			/* fall through */
+					  /* fall through */
 		default:
 			return bad_at(c, c->ev.start_mark,
 				      "the config must be a mapping of option names");

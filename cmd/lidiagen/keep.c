@@ -83,9 +83,9 @@ void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only)
 {
 	/* An output with more than symbols came from better inputs: nothing to fix. */
 	if (dynsym_only && g->level <= LEVEL_SYMBOLS)
-		group_warning(g,
-			      "%s: only exported symbols (.dynsym) to symbolize with: " FIX_NO_SYMBOLS,
-			      b->state.parts[g->main].path);
+		group_warning(
+			g, "%s: only exported symbols (.dynsym) to symbolize with: " FIX_NO_SYMBOLS,
+			b->state.parts[g->main].path);
 }
 
 void settle_nothing(struct batch *b, struct group *g)

@@ -24,11 +24,8 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
-	{ "convert", cmd_convert },
-	{ "lookup", cmd_lookup },
-	{ "info", cmd_info },
-	{ "dump", cmd_dump },
-	{ "verify", cmd_verify },
+	{ "convert", cmd_convert }, { "lookup", cmd_lookup }, { "info", cmd_info },
+	{ "dump", cmd_dump },	    { "verify", cmd_verify },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -29,12 +29,8 @@ static void json_field(FILE *f, const char *name, const char *value)
 
 static const char *const status_names[] = {
 	[ST_PENDING] = "failed", /* never converted (out of memory) */
-	[ST_CONVERTED] = "converted",
-	[ST_REPLACED] = "replaced",
-	[ST_KEPT] = "kept",
-	[ST_FAILED] = "failed",
-	[ST_OTHER_SHARD] = "skipped",
-	[ST_NOTHING] = "skipped",
+	[ST_CONVERTED] = "converted", [ST_REPLACED] = "replaced",   [ST_KEPT] = "kept",
+	[ST_FAILED] = "failed",	      [ST_OTHER_SHARD] = "skipped", [ST_NOTHING] = "skipped",
 };
 
 static void print_group(FILE *f, const struct batch *b, const struct group *g)

@@ -11,8 +11,8 @@
 #include "options.h"
 
 /* "NAME: " and the reason, in err; returns -1. */
-__attribute__((format(printf, 4, 5)))
-static int bad(const struct opt_def *d, char *err, size_t err_size, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int bad(const struct opt_def *d, char *err,
+						     size_t err_size, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(err, err_size, "%s: ", d->name);
@@ -68,12 +68,24 @@ static int set_size(struct batch_opts *o, const struct opt_def *d, const char *v
 	if (errno || end == v || v[0] == '-')
 		goto fail;
 	switch (*end) {
-	case 'T': case 't': n <<= 10; /* fall through */
-	case 'G': case 'g': n <<= 10; /* fall through */
-	case 'M': case 'm': n <<= 10; /* fall through */
-	case 'K': case 'k': n <<= 10; end++; break;
-	case '\0': break;
-	default: goto fail;
+	case 'T':
+	case 't':
+		n <<= 10; /* fall through */
+	case 'G':
+	case 'g':
+		n <<= 10; /* fall through */
+	case 'M':
+	case 'm':
+		n <<= 10; /* fall through */
+	case 'K':
+	case 'k':
+		n <<= 10;
+		end++;
+		break;
+	case '\0':
+		break;
+	default:
+		goto fail;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -211,35 +223,51 @@ static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char
 #define OFF(field) offsetof(struct batch_opts, field)
 
 /* A flag that sets a bool field of struct batch_opts. */
-#define ROW_BOOL(s, l, field, sec, h)                                                        \
-	{ .name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h,           \
-	  .set = set_bool, .off = OFF(field) }
+#define ROW_BOOL(s, l, field, sec, h)                                                              \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h,           \
+		.set = set_bool, .off = OFF(field)                                                 \
+	}
 /* A string kept as given (it lives as long as argv or the config). */
-#define ROW_STRING(s, l, a, field, sec, h)                                                   \
-	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
-	  .set = set_string, .off = OFF(field) }
+#define ROW_STRING(s, l, a, field, sec, h)                                                         \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec,           \
+		.help = h, .set = set_string, .off = OFF(field)                                    \
+	}
 /* Repeatable: up to n strings in the array field, counted by count. */
-#define ROW_LIST(l, a, field, count, n, noun, sec, h)                                        \
-	{ .name = l, .kind = OPT_LIST, .arg = a, .section = sec, .help = h, .set = set_list,  \
-	  .off = OFF(field), .off_count = OFF(count), .max = n, .what = noun }
+#define ROW_LIST(l, a, field, count, n, noun, sec, h)                                              \
+	{                                                                                          \
+		.name = l, .kind = OPT_LIST, .arg = a, .section = sec, .help = h, .set = set_list, \
+		.off = OFF(field), .off_count = OFF(count), .max = n, .what = noun                 \
+	}
 /* A uint64_t size with a K, M, G or T suffix. */
-#define ROW_SIZE(l, a, field, like, sec, h)                                                  \
-	{ .name = l, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, .set = set_size, \
-	  .off = OFF(field), .what = like }
+#define ROW_SIZE(l, a, field, like, sec, h)                                                        \
+	{                                                                                          \
+		.name = l, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h,                 \
+		.set = set_size, .off = OFF(field), .what = like                                   \
+	}
 /* An unsigned from lo to hi. */
-#define ROW_UINT(s, l, a, field, lo, hi, sec, h)                                             \
-	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
-	  .set = set_uint, .off = OFF(field), .min = lo, .max = hi }
+#define ROW_UINT(s, l, a, field, lo, hi, sec, h)                                                   \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec,           \
+		.help = h, .set = set_uint, .off = OFF(field), .min = lo, .max = hi                \
+	}
 /* An unsigned from lo to hi that its own function stores. */
-#define ROW_UINT_FN(s, l, a, fn, lo, hi, sec, h)                                             \
-	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
-	  .set = fn, .min = lo, .max = hi }
+#define ROW_UINT_FN(s, l, a, fn, lo, hi, sec, h)                                                   \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec,           \
+		.help = h, .set = fn, .min = lo, .max = hi                                         \
+	}
 /* A flag, or an option with an argument, that its own function sets. */
-#define ROW_FLAG_FN(s, l, fn, sec, h)                                                        \
-	{ .name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h, .set = fn }
-#define ROW_VALUE_FN(s, l, a, fn, sec, h)                                                    \
-	{ .name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec, .help = h, \
-	  .set = fn }
+#define ROW_FLAG_FN(s, l, fn, sec, h)                                                              \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_FLAG, .section = sec, .help = h, .set = fn \
+	}
+#define ROW_VALUE_FN(s, l, a, fn, sec, h)                                                          \
+	{                                                                                          \
+		.name = l, .short_name = s, .kind = OPT_VALUE, .arg = a, .section = sec,           \
+		.help = h, .set = fn                                                               \
+	}
 
 #define OUTPUT OPT_SEC_OUTPUT
 #define INPUTS OPT_SEC_INPUTS
@@ -285,7 +313,7 @@ const struct opt_def convert_opts[] = {
 	ROW_SIZE("max-expansion", "SZ", archive.max_total, "16G", INPUTS,
 		 "most bytes read from one archive (default 64G)"),
 	ROW_UINT_FN(0, "max-depth", "N", set_max_depth, 0, 16, INPUTS,
-		 "archives inside archives (default 4)"),
+		    "archives inside archives (default 4)"),
 
 	ROW_FLAG_FN(0, "symbols-only", set_symbols_only, CONTENT,
 		    "names and extents only: no inline frames, lines or\n"
@@ -294,7 +322,8 @@ const struct opt_def convert_opts[] = {
 	ROW_BOOL(0, "no-lines", extract.no_lines, CONTENT, "leave line tables out"),
 	ROW_BOOL(0, "no-files", extract.no_files, CONTENT, "leave file names out"),
 	ROW_BOOL(0, "no-go", extract.no_go, CONTENT, "do not read Go's pclntab"),
-	ROW_BOOL(0, "no-dwarf", extract.no_dwarf, CONTENT, "do not read DWARF (symbols and Go only)"),
+	ROW_BOOL(0, "no-dwarf", extract.no_dwarf, CONTENT,
+		 "do not read DWARF (symbols and Go only)"),
 	ROW_BOOL(0, "no-demangle", extract.no_demangle, CONTENT,
 		 "keep C++, Rust and D names mangled"),
 	ROW_BOOL(0, "no-symtab", extract.no_symtab, CONTENT, "leave .symtab symbols out"),

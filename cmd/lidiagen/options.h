@@ -45,7 +45,7 @@ struct opt_def {
 	const char *name; /* the long option, and the YAML key */
 	int short_name;	  /* 0: none */
 	enum opt_kind kind;
-	const char *arg;  /* the argument's name in --help; NULL for a flag */
+	const char *arg; /* the argument's name in --help; NULL for a flag */
 	enum opt_section section;
 	const char *help; /* its text in --help; each '\n' starts another line */
 	opt_set_fn *set;  /* NULL: the command line's own (--config, --help), not a YAML key */

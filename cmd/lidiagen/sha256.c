@@ -41,7 +41,8 @@ static void block(uint32_t h[8], const unsigned char *p)
 	}
 	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
 	for (int i = 0; i < 64; i++) {
-		uint32_t t1 = k + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+		uint32_t t1 = k + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
+			      K[i] + w[i];
 		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 
 		k = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;

@@ -122,8 +122,10 @@ static ssize_t push_input(struct state *s, const char *path, uint64_t size, int6
 		s->inputs = p;
 		s->cap_inputs = cap;
 	}
-	s->inputs[s->ninputs] = (struct state_input){ .path = strdup(path), .size = size,
-						      .mtime = mtime, .part0 = s->nparts,
+	s->inputs[s->ninputs] = (struct state_input){ .path = strdup(path),
+						      .size = size,
+						      .mtime = mtime,
+						      .part0 = s->nparts,
 						      .skip0 = s->nskips };
 	if (!s->inputs[s->ninputs].path ||
 	    index_add(s, &s->input_index, input_path, s->ninputs, s->ninputs + 1)) {
@@ -452,7 +454,8 @@ void state_load(struct state *s, const char *path, bool ignore)
 	if (ignore || !(f = fopen(path, "r")))
 		return;
 	old = calloc(1, sizeof(*old));
-	if (!old || getline(&line, &cap, f) < 0 || strncmp(line, STATE_MAGIC "\n", sizeof(STATE_MAGIC)))
+	if (!old || getline(&line, &cap, f) < 0 ||
+	    strncmp(line, STATE_MAGIC "\n", sizeof(STATE_MAGIC)))
 		goto bad;
 	while (getline(&line, &cap, f) > 0) {
 		char *field[8], *save = NULL, *t;
@@ -481,13 +484,14 @@ void state_load(struct state *s, const char *path, bool ignore)
 			info.has_go = strchr(field[2], 'g') != NULL;
 			unescape(field[4]);
 			if (strcmp(field[4], "-"))
-				snprintf(info.go_build_id, sizeof(info.go_build_id), "%s", field[4]);
+				snprintf(info.go_build_id, sizeof(info.go_build_id), "%s",
+					 field[4]);
 			unescape(field[5]);
 			if (n == 7)
 				unescape(field[6]);
 			if (!lidia_store_build_id_valid(field[1]) ||
-			    state_add_part(old, (size_t)cur, field[5], n == 7 ? field[6] : NULL, field[1],
-					   &info, strtoull(field[3], NULL, 10)))
+			    state_add_part(old, (size_t)cur, field[5], n == 7 ? field[6] : NULL,
+					   field[1], &info, strtoull(field[3], NULL, 10)))
 				goto bad;
 			old->inputs[cur].nparts++; /* an input's P lines follow its I line */
 		} else if (n == 5 && !strcmp(field[0], "S") && cur >= 0) {

@@ -14,7 +14,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Options structs: a field is read only when the caller's struct has it. */
-#define OPTS_HAS(opts, field) \
+#define OPTS_HAS(opts, field)                                                                      \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
@@ -27,8 +27,8 @@
  * field, not at sizeof: a newer field may take today's reserved bytes.
  * Used at every public function that takes opts; fails with LIDIA_E_INVAL.
  */
-#define OPTS_VALID(opts, type) \
-	(!(opts) || opts_valid((const unsigned char *)(opts), (opts)->sz, \
+#define OPTS_VALID(opts, type)                                                                     \
+	(!(opts) || opts_valid((const unsigned char *)(opts), (opts)->sz,                          \
 			       OPTS_END(type, type##__last_field)))
 
 static inline bool opts_valid(const unsigned char *opts, size_t user_sz, size_t known_sz)
@@ -136,7 +136,8 @@ static inline uint64_t le_field(const unsigned char *p, unsigned width)
 }
 
 /* qsort, which must not be given a NULL base even for no elements. */
-static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static inline void sort_array(void *base, size_t n, size_t size,
+			      int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
@@ -153,12 +154,12 @@ int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
  * of cap elements, hold at least need; the element size comes from a's own
  * type. Evaluates to 0 or -ENOMEM; a and cap are unchanged on failure.
  */
-#define LIDIA_GROW(a, need, cap)                                                   \
-	__extension__({                                                            \
-		void *grow_p_ = (a);                                               \
-		int grow_err_ = lidia_grow(&grow_p_, &(cap), (need), sizeof(*(a))); \
-		(a) = grow_p_;                                                     \
-		grow_err_;                                                         \
+#define LIDIA_GROW(a, need, cap)                                                                   \
+	__extension__({                                                                            \
+		void *grow_p_ = (a);                                                               \
+		int grow_err_ = lidia_grow(&grow_p_, &(cap), (need), sizeof(*(a)));                \
+		(a) = grow_p_;                                                                     \
+		grow_err_;                                                                         \
 	})
 
 /* write() all of buf to fd, through EINTR and short writes; 0 or -errno. */

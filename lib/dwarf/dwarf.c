@@ -119,7 +119,8 @@ static int add_subprog(struct dw *w, Dwarf_Die *die, uint32_t unit)
 			continue;
 		if ((err = LIDIA_GROW(w->subs, w->nsubs + 1, w->cap_subs)))
 			return err;
-		w->subs[w->nsubs++] = (struct subprog){ .lo = lo, .hi = hi, .die = *die, .unit = unit };
+		w->subs[w->nsubs++] =
+			(struct subprog){ .lo = lo, .hi = hi, .die = *die, .unit = unit };
 	}
 	return 0;
 }
@@ -370,7 +371,8 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 	Dwarf_Die child;
 	int err = 0;
 
-	if (depth > FRAMES_MAX_DEPTH || level > 2 * FRAMES_MAX_DEPTH || dwarf_child(die, &child) != 0)
+	if (depth > FRAMES_MAX_DEPTH || level > 2 * FRAMES_MAX_DEPTH ||
+	    dwarf_child(die, &child) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
@@ -391,7 +393,8 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			n->depth = depth;
 			n->call_file = NULL;
 			n->call_line = 0;
-			if (dwarf_attr(&child, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &v))
+			if (dwarf_attr(&child, DW_AT_call_line, &attr) &&
+			    !dwarf_formudata(&attr, &v))
 				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
 			if ((files || w->lt_ok) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
 			    !dwarf_formudata(&attr, &v)) {
@@ -399,7 +402,8 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 
 				if (w->lt_ok)
 					f = v < w->lt.nfiles ? w->lt.files[v] : NULL;
-				else if ((f = dwarf_filesrc(files, v, NULL, NULL)) && strcmp(f, "???"))
+				else if ((f = dwarf_filesrc(files, v, NULL, NULL)) &&
+					 strcmp(f, "???"))
 					f = unit_path(w, f);
 				else
 					f = NULL;
@@ -819,9 +823,11 @@ static int scan_units(struct dw *w, Dwarf *dw)
 			return err;
 		w->cudies[w->ncus] = cudie;
 		/* A skeleton's code is described in its split unit (a .dwo), when found. */
-		err = scan_dies(w, unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit
-					   ? &subdie
-					   : &cudie,
+		err = scan_dies(w,
+				unit_type == DW_UT_skeleton &&
+						dwarf_tag(&subdie) == DW_TAG_compile_unit
+					? &subdie
+					: &cudie,
 				(uint32_t)w->ncus, 0, false);
 		w->ncus++;
 		if (err)
@@ -895,8 +901,9 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		x->st.line_rows += w.fr.line_rows;
 	}
 	if (w.overlapping)
-		lidia_log(LIDIA_LOG_INFO, "%s: %zu DWARF subprogram ranges overlap another, dropped",
-			  e->name, w.overlapping);
+		lidia_log(LIDIA_LOG_INFO,
+			  "%s: %zu DWARF subprogram ranges overlap another, dropped", e->name,
+			  w.overlapping);
 	if (w.bad_file_index)
 		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
 			  w.bad_file_index);

@@ -380,14 +380,16 @@ static bool read_v5_tables(struct decoder *d)
 				const char *sv;
 				uint64_t nv;
 
-				if (!read_form(c, d->s, (unsigned)forms[i], d->offset_size, &sv, &nv))
+				if (!read_form(c, d->s, (unsigned)forms[i], d->offset_size, &sv,
+					       &nv))
 					return false;
 				if (kinds[i] == DW_LNCT_path)
 					name = sv;
 				else if (kinds[i] == DW_LNCT_directory_index)
 					dir = nv;
 			}
-			if (table == 0 ? push_str(&d->dirs.v, &d->dirs.n, &d->dirs.cap, name ? name : "")
+			if (table == 0 ? push_str(&d->dirs.v, &d->dirs.n, &d->dirs.cap,
+						  name ? name : "")
 				       : add_file(d, name, dir))
 				return false;
 		}
@@ -473,7 +475,8 @@ static bool standard_op(struct decoder *d, unsigned op, struct regs *r)
 		r->file = uleb(c);
 		break;
 	case DW_LNS_const_add_pc:
-		r->addr += (uint64_t)((255 - d->opcode_base) / (unsigned)d->line_range) * d->min_inst;
+		r->addr +=
+			(uint64_t)((255 - d->opcode_base) / (unsigned)d->line_range) * d->min_inst;
 		break;
 	case DW_LNS_fixed_advance_pc:
 		r->addr += u(c, 2);
@@ -516,13 +519,15 @@ static bool run_program(struct decoder *d)
 			continue;
 		if (end_seq ? add_row(lt, r.addr, NULL, 0)
 			    : add_row(lt, r.addr,
-				      r.file < lt->nfiles && lt->files[r.file] ? lt->files[r.file] : "",
+				      r.file < lt->nfiles && lt->files[r.file] ? lt->files[r.file]
+									       : "",
 				      (int32_t)r.line))
 			return false;
 		if (end_seq) {
 			if (LIDIA_GROW(d->seqs, d->nseqs + 1, d->cap_seqs))
 				return false;
-			d->seqs[d->nseqs++] = (struct seq){ d->seq_first, lt->nrows - d->seq_first };
+			d->seqs[d->nseqs++] =
+				(struct seq){ d->seq_first, lt->nrows - d->seq_first };
 			d->seq_first = lt->nrows;
 			r = REGS_INIT;
 		}

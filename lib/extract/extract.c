@@ -92,8 +92,9 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 		return 0;
 	/* Broken compressed DWARF costs the DWARF, not the file: symbols still name it all. */
 	if ((err = debug_sections_inflate(e, true, &inflated))) {
-		lidia_log(LIDIA_LOG_WARN, "%s: debug sections cannot be inflated (%s): symbols only",
-			  e->name, lidia_strerror(err));
+		lidia_log(LIDIA_LOG_WARN,
+			  "%s: debug sections cannot be inflated (%s): symbols only", e->name,
+			  lidia_strerror(err));
 		return err == -ENOMEM ? err : 0;
 	}
 	/* The dwz file is the extraction's own: libdw inflates its zlib sections in it. */

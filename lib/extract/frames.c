@@ -119,8 +119,8 @@ static int add_row(struct frame_level *l, uint64_t pc, int32_t line)
 	return 0;
 }
 
-int frames_begin(struct frames *fr, const char *func, const struct frame_node *nodes,
-		 size_t nnodes, uint64_t va)
+int frames_begin(struct frames *fr, const char *func, const struct frame_node *nodes, size_t nnodes,
+		 uint64_t va)
 {
 	fr->func = func;
 	fr->nodes = nodes;
@@ -161,7 +161,8 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 		 * new piece starts here, so that its file and call line agree. Nothing
 		 * deeper is open, so the pieces still nest.
 		 */
-		if (call_file && parent->file && pc > parent->va && strcmp(call_file, parent->file)) {
+		if (call_file && parent->file && pc > parent->va &&
+		    strcmp(call_file, parent->file)) {
 			int32_t n = parent->node;
 
 			if ((err = close_level(fr, fr->depth, pc)) ||
@@ -183,7 +184,8 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 		/* A new file mid-range (#include of a .c file, //line): a new piece, same frame. */
 		int32_t n = l->node;
 
-		if ((err = close_level(fr, fr->depth, pc)) || (err = open_level(fr, fr->depth, n, pc)))
+		if ((err = close_level(fr, fr->depth, pc)) ||
+		    (err = open_level(fr, fr->depth, n, pc)))
 			return err;
 		l = &fr->levels[fr->depth];
 	}

@@ -22,8 +22,8 @@ struct frame_node {
 	const char *name;
 	const char *call_file; /* where the frame just outside called it */
 	uint32_t call_line;
-	int32_t parent;	       /* index of the enclosing node; -1: the function */
-	int32_t depth;	       /* 1 + the parent's depth */
+	int32_t parent; /* index of the enclosing node; -1: the function */
+	int32_t depth;	/* 1 + the parent's depth */
 };
 
 struct frame_level;
@@ -58,8 +58,8 @@ void frames_release(struct frames *fr);
 bool frames_set_depths(struct frame_node *nodes, size_t n);
 
 /* Start a function named func at va; nodes (with depths set) stay valid until frames_end. */
-int frames_begin(struct frames *fr, const char *func, const struct frame_node *nodes,
-		 size_t nnodes, uint64_t va);
+int frames_begin(struct frames *fr, const char *func, const struct frame_node *nodes, size_t nnodes,
+		 uint64_t va);
 
 /*
  * The code from pc up to the next segment (or the end) has innermost frame

@@ -17,8 +17,7 @@ struct sweep {
  * file changes (an #include'd .c file, an inlined header function whose
  * subprogram is gone), so that each piece's file is true (spec section 5).
  */
-static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from,
-			 uint64_t to)
+static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from, uint64_t to)
 {
 	const struct line_rows *rows = &sw->x->orphans;
 	bool files = sw->x->files;
@@ -84,7 +83,8 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)
 {
 	struct extract_ctx *x = sw->x;
-	struct lidia_range_desc r = { .va = from, .length = to - from,
+	struct lidia_range_desc r = { .va = from,
+				      .length = to - from,
 				      .func = demangle(&x->dm, s->name),
 				      .file = x->files ? s->file : NULL };
 

@@ -46,4 +46,3 @@ void name_blocks_reset(struct name_block **list, bool all)
 	if (b)
 		b->used = 0;
 }
-

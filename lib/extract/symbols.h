@@ -13,12 +13,12 @@ enum sym_table { SYM_DYNSYM = 0, SYM_SYMTAB = 1 };
 /* A function symbol; name points into the ELF image's string table. */
 struct sym {
 	uint64_t addr;
-	uint64_t size;	   /* 0: unknown (an assembly label without .size) */
-	uint64_t sec_end;  /* end of its section: how far an unknown size may reach */
+	uint64_t size;	  /* 0: unknown (an assembly label without .size) */
+	uint64_t sec_end; /* end of its section: how far an unknown size may reach */
 	const char *name;
 	const char *file; /* a local symbol's STT_FILE, or NULL */
-	uint32_t index; /* position in its table */
-	uint8_t table;	/* enum sym_table */
+	uint32_t index;	  /* position in its table */
+	uint8_t table;	  /* enum sym_table */
 	uint8_t bind;
 };
 

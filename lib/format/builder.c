@@ -187,8 +187,7 @@ static int encode_va(const struct lidia_builder *b, unsigned char *buf, emit_fn 
 	return n ? emit(ctx, buf, n) : 0;
 }
 
-static int encode_ranges(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
-			 void *ctx)
+static int encode_ranges(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
 {
 	size_t n = 0;
 	int err;
@@ -214,8 +213,7 @@ static int encode_ranges(const struct lidia_builder *b, unsigned char *buf, emit
 	return n ? emit(ctx, buf, n) : 0;
 }
 
-static int encode_lines(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
-			void *ctx)
+static int encode_lines(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
 {
 	size_t n = 0;
 	int err;
@@ -246,7 +244,8 @@ static int encode_strings(const struct lidia_builder *b, unsigned char *buf, emi
 }
 
 static int (*const encoders[4])(const struct lidia_builder *, unsigned char *, emit_fn,
-				void *) = { encode_va, encode_ranges, encode_strings, encode_lines };
+				void *) = { encode_va, encode_ranges, encode_strings,
+					    encode_lines };
 
 static int crc_emit(void *ctx, const void *buf, size_t len)
 {

@@ -43,9 +43,8 @@ static uint32_t crc_sw(uint32_t c, const unsigned char *p, size_t n)
 		hi = __builtin_bswap32(hi);
 #endif
 		lo ^= c;
-		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
-		    table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
-		    table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^
+		    table[4][lo >> 24] ^ table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
 		    table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
 		p += 8;
 		n -= 8;
@@ -57,7 +56,7 @@ static uint32_t crc_sw(uint32_t c, const unsigned char *p, size_t n)
 
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsigned char *p,
-							   size_t n)
+							 size_t n)
 {
 	uint64_t c64 = c;
 

@@ -29,7 +29,15 @@
 #define HDR_LINE_CRC 0x78
 
 /* Range table field indexes. */
-enum { RF_LENGTH, RF_DEPTH, RF_FUNC, RF_FILE, RF_LINE_IDX, RF_LINE_COUNT, RF_CALL_FILE,
-       RF_CALL_LINE };
+enum {
+	RF_LENGTH,
+	RF_DEPTH,
+	RF_FUNC,
+	RF_FILE,
+	RF_LINE_IDX,
+	RF_LINE_COUNT,
+	RF_CALL_FILE,
+	RF_CALL_LINE
+};
 
 #endif

@@ -60,17 +60,22 @@ static int parse(struct lidia_reader *r, bool check_crc)
 	if (le32(h + 4) != LIDIA_FORMAT_VERSION)
 		return LIDIA_E_VERSION;
 
-	r->va = (struct table){ .width = le64(h + HDR_VA_SIZE), .count = le64(h + HDR_VA_COUNT),
-				.offset = le64(h + HDR_VA_OFF), .crc = le32(h + HDR_VA_CRC) };
+	r->va = (struct table){ .width = le64(h + HDR_VA_SIZE),
+				.count = le64(h + HDR_VA_COUNT),
+				.offset = le64(h + HDR_VA_OFF),
+				.crc = le32(h + HDR_VA_CRC) };
 	r->ranges = (struct table){ .width = le64(h + HDR_FIELD_SIZE),
 				    .count = le64(h + HDR_RANGE_COUNT),
 				    .offset = le64(h + HDR_RANGE_OFF),
 				    .crc = le32(h + HDR_RANGE_CRC) };
-	r->strings = (struct table){ .width = 1, .count = le64(h + HDR_STR_SIZE),
-				     .offset = le64(h + HDR_STR_OFF), .crc = le32(h + HDR_STR_CRC) };
+	r->strings = (struct table){ .width = 1,
+				     .count = le64(h + HDR_STR_SIZE),
+				     .offset = le64(h + HDR_STR_OFF),
+				     .crc = le32(h + HDR_STR_CRC) };
 	r->lines = (struct table){ .width = le64(h + HDR_LINE_SIZE),
 				   .count = le64(h + HDR_LINE_COUNT),
-				   .offset = le64(h + HDR_LINE_OFF), .crc = le32(h + HDR_LINE_CRC) };
+				   .offset = le64(h + HDR_LINE_OFF),
+				   .crc = le32(h + HDR_LINE_CRC) };
 
 	if ((r->va.width != 4 && r->va.width != 8) ||
 	    (r->ranges.width != 4 && r->ranges.width != 8) ||

@@ -13,8 +13,8 @@
 struct strtab {
 	unsigned char *pool; /* the table's bytes */
 	size_t len, cap;
-	uint32_t *slots;     /* open addressing: pool offset + 1, 0 when empty */
-	uint32_t *hashes;    /* the hash of each slot's string, to skip most compares */
+	uint32_t *slots;  /* open addressing: pool offset + 1, 0 when empty */
+	uint32_t *hashes; /* the hash of each slot's string, to skip most compares */
 	size_t nslots, count;
 };
 

@@ -98,8 +98,8 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 }
 
 /* Emit one function: its depth-0 range, its inlined calls, their lines. */
-static int extract_func(const struct extract_ctx *x, const struct gotab *t,
-			const struct gofunc *f, struct scratch *s)
+static int extract_func(const struct extract_ctx *x, const struct gotab *t, const struct gofunc *f,
+			struct scratch *s)
 {
 	size_t ifile = 0, iline = 0, iinl = 0, nnodes = 0;
 	uint64_t pc = f->entry;
@@ -114,7 +114,8 @@ static int extract_func(const struct extract_ctx *x, const struct gotab *t,
 	s->inl.n = 0;
 	if (x->inlines && (err = read_nodes(t, f, s, &nnodes)))
 		return err;
-	if ((err = frames_begin(&s->fr, print_name(&s->names, f->name), s->nodes, nnodes, f->entry)))
+	if ((err = frames_begin(&s->fr, print_name(&s->names, f->name), s->nodes, nnodes,
+				f->entry)))
 		return err;
 	/* Sweep the three tables together, one elementary run at a time. */
 	while (pc < f->end) {
@@ -139,7 +140,8 @@ static int extract_func(const struct extract_ctx *x, const struct gotab *t,
 			inl = s->inl.v[iinl].val;
 			end = s->inl.v[iinl].end < end ? s->inl.v[iinl].end : end;
 		}
-		err = frames_segment(&s->fr, pc, inl, x->files ? gotab_file(t, f, file) : NULL, line);
+		err = frames_segment(&s->fr, pc, inl, x->files ? gotab_file(t, f, file) : NULL,
+				     line);
 		if (err)
 			return err;
 		pc = end;
@@ -177,7 +179,8 @@ int gotab_extract(struct extract_ctx *x, const struct gotab *t)
 			 * A malformed function costs its inline frames and lines only:
 			 * take back what it added and keep its name and extent.
 			 */
-			struct lidia_range_desc r = { .va = f.entry, .length = f.end - f.entry,
+			struct lidia_range_desc r = { .va = f.entry,
+						      .length = f.end - f.entry,
 						      .func = print_name(&s.names, f.name) };
 
 			builder_truncate(b, before);

@@ -152,7 +152,8 @@ bool gotab_func(const struct gotab *t, uint64_t i, struct gofunc *f)
 {
 	unsigned p = t->ptr_size;
 	unsigned e0 = t->version >= GO_1_18 ? 4 : p; /* size of the entry field */
-	unsigned fixed = e0 + 28 + (t->version >= GO_1_16 ? 4 : 0) + (t->version >= GO_1_20 ? 4 : 0) + 4;
+	unsigned fixed =
+		e0 + 28 + (t->version >= GO_1_16 ? 4 : 0) + (t->version >= GO_1_20 ? 4 : 0) + 4;
 	uint64_t funcoff, base = t->version == GO_1_2 ? 0 : t->pcln_off;
 	const unsigned char *r;
 	int64_t nameoff;
@@ -279,7 +280,8 @@ const char *gotab_file(const struct gotab *t, const struct gofunc *f, int32_t id
 	if (idx < 0)
 		return NULL;
 	if (t->version == GO_1_2) {
-		if ((uint64_t)idx >= t->nfiles || !(p = at(t, t->filetab_off + 4 * (uint64_t)idx, 4)))
+		if ((uint64_t)idx >= t->nfiles ||
+		    !(p = at(t, t->filetab_off + 4 * (uint64_t)idx, 4)))
 			return NULL;
 		return cstr(t, ld(t, p, 4));
 	}
@@ -319,7 +321,8 @@ bool gotab_inltree(const struct gotab *t, const struct gofunc *f, uint64_t *va)
 	if (!at(t, f->funcdata_off + (uint64_t)t->ptr_size * FUNCDATA_INLTREE, t->ptr_size) ||
 	    !t->read_word)
 		return false;
-	return t->read_word(t->ctx, t->va + f->funcdata_off + (uint64_t)t->ptr_size * FUNCDATA_INLTREE,
+	return t->read_word(t->ctx,
+			    t->va + f->funcdata_off + (uint64_t)t->ptr_size * FUNCDATA_INLTREE,
 			    va) &&
 	       *va != 0;
 }
@@ -329,7 +332,8 @@ bool gotab_inl(const struct gotab *t, uint64_t tree, int32_t i, const char **nam
 	       uint32_t *parent_pc)
 {
 	unsigned size = gotab_inl_size(t);
-	const unsigned char *p = t->read_va ? t->read_va(t->ctx, tree + (uint64_t)i * size, size) : NULL;
+	const unsigned char *p =
+		t->read_va ? t->read_va(t->ctx, tree + (uint64_t)i * size, size) : NULL;
 	uint64_t name_base = t->version == GO_1_2 ? 0 : t->funcnames_off;
 	int64_t nameoff;
 

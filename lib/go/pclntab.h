@@ -28,7 +28,7 @@ enum go_version { GO_1_2 = 12, GO_1_16 = 116, GO_1_18 = 118, GO_1_20 = 120 };
 struct gotab {
 	const unsigned char *base; /* the pclntab (its header first) */
 	uint64_t size;
-	uint64_t va;		   /* address of base in the program */
+	uint64_t va; /* address of base in the program */
 	enum go_version version;
 	unsigned ptr_size, quantum;
 	bool big_endian;

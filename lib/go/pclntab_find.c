@@ -84,10 +84,10 @@ static bool check_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_
 	}
 	/* pcHeader, funcnametab, cutab, filetab, pctab, pclntable, ftab, ... */
 	if (!md_word(e, t, md, 1, &w) || w != t->va + t->funcnames_off ||
-	    !md_word(e, t, md, 4, &w) || w != t->va + t->cutab_off ||
-	    !md_word(e, t, md, 7, &w) || w != t->va + t->filetab_off ||
-	    !md_word(e, t, md, 10, &w) || w != t->va + t->pctab_off ||
-	    !md_word(e, t, md, 13, &w) || w != t->va + t->pcln_off || !md_word(e, t, md, 14, &w))
+	    !md_word(e, t, md, 4, &w) || w != t->va + t->cutab_off || !md_word(e, t, md, 7, &w) ||
+	    w != t->va + t->filetab_off || !md_word(e, t, md, 10, &w) ||
+	    w != t->va + t->pctab_off || !md_word(e, t, md, 13, &w) || w != t->va + t->pcln_off ||
+	    !md_word(e, t, md, 14, &w))
 		return false;
 	*blob_size = t->pcln_off + w;
 	if (t->version >= GO_1_18) {
@@ -117,7 +117,8 @@ static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t
 		GElf_Phdr ph;
 		const unsigned char *p;
 
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_W))
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_W))
 			continue;
 		/* Segments overlap only in corrupt files: never scan more than the file. */
 		if (ph.p_filesz > e->size)
@@ -159,14 +160,16 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 		GElf_Phdr ph;
 		const unsigned char *p;
 
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz > e->size)
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    ph.p_filesz > e->size)
 			continue;
 		if ((scanned += ph.p_filesz) > e->size)
 			break; /* segments that overlap: a corrupt file, scanned once */
 		p = elf_va_ptr(e, ph.p_vaddr, ph.p_filesz);
 		if (!p)
 			continue;
-		for (uint64_t off = (ptr - ph.p_vaddr % ptr) % ptr; off + 16 <= ph.p_filesz; off += ptr) {
+		for (uint64_t off = (ptr - ph.p_vaddr % ptr) % ptr; off + 16 <= ph.p_filesz;
+		     off += ptr) {
 			uint64_t blob;
 
 			/* Cheap filter: the magic's top bytes are 0xff ff ff and bytes 4-5 zero. */

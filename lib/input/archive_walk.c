@@ -17,26 +17,26 @@
  * pulls in libxml2 and ICU, 3.6 MB of resident memory that a run over plain
  * ELF files never needs. The functions used are looked up once.
  */
-#define ARCHIVE_FNS(X)                                                                       \
-	X(struct archive *, archive_read_new, (void))                                        \
-	X(int, archive_read_support_filter_all, (struct archive *))                          \
-	X(int, archive_read_support_format_all, (struct archive *))                          \
-	X(int, archive_read_support_format_raw, (struct archive *))                          \
-	X(int, archive_read_open,                                                            \
-	  (struct archive *, void *, archive_open_callback *, archive_read_callback *,       \
-	   archive_close_callback *))                                                        \
-	X(int, archive_read_open_fd, (struct archive *, int, size_t))                        \
-	X(int, archive_read_open_memory, (struct archive *, const void *, size_t))           \
-	X(int, archive_read_next_header, (struct archive *, struct archive_entry **))        \
-	X(la_ssize_t, archive_read_data, (struct archive *, void *, size_t))                 \
-	X(int, archive_read_data_skip, (struct archive *))                                   \
-	X(const char *, archive_error_string, (struct archive *))                            \
-	X(int, archive_filter_count, (struct archive *))                                     \
-	X(int, archive_format, (struct archive *))                                           \
-	X(int, archive_read_free, (struct archive *))                                        \
-	X(const char *, archive_entry_pathname, (struct archive_entry *))                    \
-	X(__LA_MODE_T, archive_entry_filetype, (struct archive_entry *))                     \
-	X(int, archive_entry_size_is_set, (struct archive_entry *))                          \
+#define ARCHIVE_FNS(X)                                                                             \
+	X(struct archive *, archive_read_new, (void))                                              \
+	X(int, archive_read_support_filter_all, (struct archive *))                                \
+	X(int, archive_read_support_format_all, (struct archive *))                                \
+	X(int, archive_read_support_format_raw, (struct archive *))                                \
+	X(int, archive_read_open,                                                                  \
+	  (struct archive *, void *, archive_open_callback *, archive_read_callback *,             \
+	   archive_close_callback *))                                                              \
+	X(int, archive_read_open_fd, (struct archive *, int, size_t))                              \
+	X(int, archive_read_open_memory, (struct archive *, const void *, size_t))                 \
+	X(int, archive_read_next_header, (struct archive *, struct archive_entry **))              \
+	X(la_ssize_t, archive_read_data, (struct archive *, void *, size_t))                       \
+	X(int, archive_read_data_skip, (struct archive *))                                         \
+	X(const char *, archive_error_string, (struct archive *))                                  \
+	X(int, archive_filter_count, (struct archive *))                                           \
+	X(int, archive_format, (struct archive *))                                                 \
+	X(int, archive_read_free, (struct archive *))                                              \
+	X(const char *, archive_entry_pathname, (struct archive_entry *))                          \
+	X(__LA_MODE_T, archive_entry_filetype, (struct archive_entry *))                           \
+	X(int, archive_entry_size_is_set, (struct archive_entry *))                                \
 	X(la_int64_t, archive_entry_size, (struct archive_entry *))
 
 static struct {
@@ -53,8 +53,8 @@ static void la_load(void)
 
 	if (!h)
 		return;
-#define X(ret, name, args)                                    \
-	if (!(*(void **)&la.name = dlsym(h, #name)))           \
+#define X(ret, name, args)                                                                         \
+	if (!(*(void **)&la.name = dlsym(h, #name)))                                               \
 		return;
 	ARCHIVE_FNS(X)
 #undef X
@@ -73,23 +73,25 @@ bool lidia_archive_magic(const unsigned char *h, size_t n)
 		size_t off, len;
 		const char *bytes;
 	} magics[] = {
-		{ 0, 2, "\x1f\x8b" },			/* gzip */
-		{ 0, 3, "BZh" },			/* bzip2 */
-		{ 0, 6, "\xfd" "7zXZ\x00" },		/* xz */
-		{ 0, 4, "\x28\xb5\x2f\xfd" },		/* zstd */
-		{ 0, 4, "\x04\x22\x4d\x18" },		/* lz4 */
-		{ 0, 2, "\x5d\x00" },			/* lzma */
-		{ 257, 5, "ustar" },			/* tar */
-		{ 0, 4, "PK\x03\x04" },			/* zip */
-		{ 0, 4, "PK\x05\x06" },			/* empty zip */
-		{ 0, 8, "!<arch>\n" },			/* ar: .deb, .ddeb, .a */
-		{ 0, 4, "\xed\xab\xee\xdb" },		/* rpm */
-		{ 0, 6, "070701" },			/* cpio (newc) */
-		{ 0, 6, "070702" },			/* cpio (crc) */
-		{ 0, 6, "070707" },			/* cpio (odc) */
-		{ 0, 2, "\xc7\x71" },			/* cpio (binary, little-endian) */
-		{ 0, 2, "\x71\xc7" },			/* cpio (binary, big-endian) */
-		{ 0, 6, "7z\xbc\xaf\x27\x1c" },		/* 7-zip */
+		{ 0, 2, "\x1f\x8b" }, /* gzip */
+		{ 0, 3, "BZh" },      /* bzip2 */
+		{ 0, 6,
+		  "\xfd"
+		  "7zXZ\x00" },			/* xz */
+		{ 0, 4, "\x28\xb5\x2f\xfd" },	/* zstd */
+		{ 0, 4, "\x04\x22\x4d\x18" },	/* lz4 */
+		{ 0, 2, "\x5d\x00" },		/* lzma */
+		{ 257, 5, "ustar" },		/* tar */
+		{ 0, 4, "PK\x03\x04" },		/* zip */
+		{ 0, 4, "PK\x05\x06" },		/* empty zip */
+		{ 0, 8, "!<arch>\n" },		/* ar: .deb, .ddeb, .a */
+		{ 0, 4, "\xed\xab\xee\xdb" },	/* rpm */
+		{ 0, 6, "070701" },		/* cpio (newc) */
+		{ 0, 6, "070702" },		/* cpio (crc) */
+		{ 0, 6, "070707" },		/* cpio (odc) */
+		{ 0, 2, "\xc7\x71" },		/* cpio (binary, little-endian) */
+		{ 0, 2, "\x71\xc7" },		/* cpio (binary, big-endian) */
+		{ 0, 6, "7z\xbc\xaf\x27\x1c" }, /* 7-zip */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
@@ -115,10 +117,10 @@ struct walk {
 	uint64_t max_member, max_total;
 	unsigned max_depth;
 	const struct lidia_archive_opts *opts; /* NULL: no callback */
-	uint64_t total; /* bytes inflated or declared so far, all levels */
+	uint64_t total;			       /* bytes inflated or declared so far, all levels */
 	unsigned problems;
-	bool stop;	/* the callback asked to stop, or the archive is a bomb */
-	bool bombed;	/* the bomb was said (by the level that saw it) */
+	bool stop;   /* the callback asked to stop, or the archive is a bomb */
+	bool bombed; /* the bomb was said (by the level that saw it) */
 	/* The reader whose failure was said last: a level above that fails
 	 * with it is not said again, until one of its headers reads well. */
 	struct archive *said;
@@ -127,25 +129,25 @@ struct walk {
 /* A nested archive reads its bytes from the member of its parent: first the head we peeked. */
 struct nested_src {
 	struct archive *parent;
-	struct nested_src *up;	/* the parent's own source, NULL at the top */
+	struct nested_src *up; /* the parent's own source, NULL at the top */
 	const unsigned char *head;
 	size_t head_len;
 	bool head_done;
-	bool parent_failed;	/* the parent's reader failed: its reason is the one to give */
+	bool parent_failed; /* the parent's reader failed: its reason is the one to give */
 	struct walk *w;
-	uint64_t consumed;	/* bytes of the member read so far, head included */
+	uint64_t consumed; /* bytes of the member read so far, head included */
 	char buf[65536];
 };
 
 /* One archive being walked. */
 struct level {
 	struct archive *a;
-	struct nested_src *src;	/* NULL at the top */
+	struct nested_src *src; /* NULL at the top */
 	const char *path;	/* its path in messages */
 	const char *member;	/* its own member name (the file name at the top) */
 	unsigned depth;
-	bool quiet;		/* found by a weak magic only: its failures are not said */
-	bool weak;		/* no archive and not compressed, its head a weak magic */
+	bool quiet; /* found by a weak magic only: its failures are not said */
+	bool weak;  /* no archive and not compressed, its head a weak magic */
 };
 
 /* A member name for messages: control characters shown as '?'. */
@@ -190,10 +192,12 @@ static void bomb(struct walk *w, const char *path, int64_t declared)
 	if (!w->bombed) {
 		if (declared >= 0)
 			problem(w, path,
-				"declares %lld bytes, past %llu for the whole archive (an archive bomb?), stopped there",
+				"declares %lld bytes, past %llu for the whole archive (an archive "
+				"bomb?), stopped there",
 				(long long)declared, (unsigned long long)w->max_total);
 		else
-			problem(w, path, "expands past %llu bytes (an archive bomb?), stopped there",
+			problem(w, path,
+				"expands past %llu bytes (an archive bomb?), stopped there",
 				(unsigned long long)w->max_total);
 	}
 	w->bombed = w->stop = true;
@@ -316,7 +320,8 @@ static int skip_rest(struct walk *w, struct level *lv, const char *path, int64_t
 	la_ssize_t n;
 
 	if (size >= 0 && done > (uint64_t)size) {
-		problem(w, path, "holds more than the %lld bytes its header declares, stopped there",
+		problem(w, path,
+			"holds more than the %lld bytes its header declares, stopped there",
 			(long long)size);
 		return -1;
 	}
@@ -376,7 +381,8 @@ static int refuse(struct walk *w, struct level *lv, const char *path, int64_t si
  * they come, whatever the header said.
  */
 static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t size,
-		    const unsigned char *head, size_t head_len, unsigned char **out, size_t *out_len)
+		    const unsigned char *head, size_t head_len, unsigned char **out,
+		    size_t *out_len)
 {
 	uint64_t max = w->max_member;
 	size_t cap, len = head_len;
@@ -412,8 +418,8 @@ static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t 
 				cap = cap > max / 2 ? (size_t)max : cap * 2;
 				if (!(p = realloc(data, cap))) {
 					free(data);
-					problem(w, path, "out of memory reading a member of %zu bytes",
-						cap);
+					problem(w, path,
+						"out of memory reading a member of %zu bytes", cap);
 					return skip_rest(w, lv, path, size, len) ? READ_FAILED
 										 : READ_REFUSED;
 				}
@@ -502,8 +508,9 @@ static int walk_nested(struct walk *w, struct level *parent, const char *path, c
 		       const unsigned char *head, size_t head_len, int64_t size)
 {
 	struct nested_src *src = calloc(1, sizeof(*src));
-	struct level lv = { .src = src, .path = path, .member = member,
-			    .depth = parent->depth + 1 };
+	struct level lv = {
+		.src = src, .path = path, .member = member, .depth = parent->depth + 1
+	};
 	bool parent_failed;
 	uint64_t consumed;
 
@@ -512,8 +519,12 @@ static int walk_nested(struct walk *w, struct level *parent, const char *path, c
 		free(src);
 		return skip_rest(w, parent, path, size, head_len);
 	}
-	*src = (struct nested_src){ .parent = parent->a, .up = parent->src, .head = head,
-				    .head_len = head_len, .w = w, .consumed = head_len };
+	*src = (struct nested_src){ .parent = parent->a,
+				    .up = parent->src,
+				    .head = head,
+				    .head_len = head_len,
+				    .w = w,
+				    .consumed = head_len };
 	/* Its own failures are said here; the parent goes on after it. */
 	if (la.archive_read_open(lv.a, src, NULL, nested_read, NULL) != ARCHIVE_OK) {
 		if (fits(w, 0))
@@ -560,7 +571,10 @@ static int walk_raw(struct walk *w, struct level *lv)
 		lv->weak = weak_magic(head, (size_t)n);
 		return 1;
 	}
-	if (n < 4 || memcmp(head, "\x7f" "ELF", 4))
+	if (n < 4 || memcmp(head,
+			    "\x7f"
+			    "ELF",
+			    4))
 		return 1;
 	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &data, &len) != READ_OK)
 		return 0;
@@ -591,7 +605,10 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 	}
 	if (!count(w, lv, (uint64_t)n))
 		return -1;
-	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
+	if (n >= 4 && !memcmp(head,
+			      "\x7f"
+			      "ELF",
+			      4)) {
 		switch (read_elf(w, lv, full, size, head, (size_t)n, &held->data, &held->len)) {
 		case READ_OK:
 			held->path = strdup(full);
@@ -686,7 +703,8 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 		if (la.archive_filter_count(a) > 1 || lv.weak)
 			err = LIDIA_E_NOT_ELF;
 		else
-			problem(&w, path, "truncated or corrupt archive: unrecognized archive format");
+			problem(&w, path,
+				"truncated or corrupt archive: unrecognized archive format");
 		break;
 	case -1:
 		if (!w.problems)

@@ -19,8 +19,8 @@
 #define MAX_MINIDEBUG (256u << 20)
 
 /* snprintf that says whether the whole path fit (a cut path must not be opened). */
-__attribute__((format(printf, 3, 4))) static bool path_fmt(char *buf, size_t size,
-							    const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static bool path_fmt(char *buf, size_t size, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	int n;
@@ -129,7 +129,8 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
 		if (!fit || !strcmp(path, e->name) || access(path, R_OK))
 			continue;
 		if (file_crc32(path, &ok) != crc || !ok) {
-			lidia_log(LIDIA_LOG_INFO, "%s: CRC differs from .gnu_debuglink, not used", path);
+			lidia_log(LIDIA_LOG_INFO, "%s: CRC differs from .gnu_debuglink, not used",
+				  path);
 			continue;
 		}
 		if (open_matching(path, id, out))
@@ -156,7 +157,8 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 	for (size_t i = 0; i < idlen; i++)
 		snprintf(hex + 2 * i, 3, "%02x", end[1 + i]);
 	for (size_t i = 0; dirs && dirs[i]; i++) {
-		if (build_id_path(path, sizeof(path), dirs[i], hex) && open_matching(path, hex, out))
+		if (build_id_path(path, sizeof(path), dirs[i], hex) &&
+		    open_matching(path, hex, out))
 			return 1;
 	}
 	dir_of(e->name, dir, sizeof(dir));
@@ -165,10 +167,12 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 			return 1;
 		/* An unpacked package: <root>/usr/lib/debug/... names /usr/lib/debug/... */
 		root = strstr(e->name, "/usr/lib/debug/");
-		if (root && path_fmt(path, sizeof(path), "%.*s%s", (int)(root - e->name), e->name, name) &&
+		if (root &&
+		    path_fmt(path, sizeof(path), "%.*s%s", (int)(root - e->name), e->name, name) &&
 		    open_matching(path, hex, out))
 			return 1;
-	} else if (path_fmt(path, sizeof(path), "%s/%s", dir, name) && open_matching(path, hex, out)) {
+	} else if (path_fmt(path, sizeof(path), "%s/%s", dir, name) &&
+		   open_matching(path, hex, out)) {
 		return 1;
 	}
 	lidia_log(LIDIA_LOG_WARN, "%s: dwz supplementary file '%s' (build ID %s) not found",
@@ -195,8 +199,8 @@ int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out)
 			return room > MAX_MINIDEBUG ? LIDIA_E_ELF : -ENOMEM;
 		}
 		in_pos = out_pos = 0;
-		r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data, &in_pos, size, buf, &out_pos,
-					      room);
+		r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data, &in_pos, size, buf,
+					      &out_pos, room);
 		if (r != LZMA_BUF_ERROR)
 			break;
 		room *= 2; /* the output did not fit: again, with twice the room */

@@ -217,8 +217,8 @@ void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out)
 			GElf_Nhdr nh;
 
 			/* Go's linker writes one note, owner "Go", type 4, the ID as text. */
-			if (d && gelf_getnote(d, off, &nh, &name_off, &desc_off) && nh.n_type == 4 &&
-			    nh.n_descsz < sizeof(out->go_build_id)) {
+			if (d && gelf_getnote(d, off, &nh, &name_off, &desc_off) &&
+			    nh.n_type == 4 && nh.n_descsz < sizeof(out->go_build_id)) {
 				memcpy(out->go_build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
 				out->go_build_id[nh.n_descsz] = '\0';
 			}

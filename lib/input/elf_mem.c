@@ -53,8 +53,8 @@ bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *add
 
 	if (!raw || !section_by_name(e, name, &sh))
 		return false;
-	if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
-	    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
+	if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > e->size ||
+	    sh.sh_size > e->size - sh.sh_offset)
 		return false;
 	*addr = sh.sh_addr;
 	*data = raw + sh.sh_offset;

@@ -46,8 +46,6 @@ static inline uint64_t elf_load(const struct lidia_elf *e, const unsigned char *
 	return load_endian(p, n, elf_big_endian(e));
 }
 
-
-
 /*
  * Up to max addresses of RELATIVE relocations whose addend is target (the
  * places a pointer to target sits when the linker did not write it in place).

@@ -77,8 +77,9 @@ bool lidia_store_template_valid(const char *t)
 		for (size_t i = 0; i < n; i++) {
 			char c = p[i];
 
-			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			      c == '_' || c == '-' || c == '.' || c == '{' || c == '}'))
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			      (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' ||
+			      c == '{' || c == '}'))
 				return false;
 		}
 		p += n;
@@ -360,7 +361,8 @@ static size_t clean_dir(int dirfd, unsigned depth)
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISDIR(st.st_mode) && depth > 1) {
-			fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			fd = openat(dirfd, de->d_name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0)
 				removed += clean_dir(fd, depth - 1);
 			continue;
