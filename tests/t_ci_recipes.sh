@@ -390,7 +390,10 @@ if [ ! -s "$ex/example.c" ]; then
 	not_ok "README's library example is a \`\`\`c block under \"## The library\""
 	exit 0
 fi
-run "$ex/cc" cc -std=c11 -Wall -Wextra -Werror -I"$top/lib" -o "$ex/example" "$ex/example.c" \
+# A sanitizer build's library needs the same -fsanitize in the program.
+# shellcheck disable=SC2086
+run "$ex/cc" cc -std=c11 -Wall -Wextra -Werror ${SANITIZE:+-fsanitize=$SANITIZE} -I"$top/lib" \
+	-o "$ex/example" "$ex/example.c" \
 	"$BUILD/liblidia.a" $(pkg-config --libs libelf libdw libzstd liblzma zlib) -lpthread -ldl -lstdc++
 if [ "$RC" -ne 0 ]; then
 	not_ok "README's library example compiles against $BUILD/liblidia.a" "$(first_lines 20 "$ex/cc.err")"
