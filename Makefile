@@ -99,12 +99,14 @@ $(B)/pic/%.o: %.c
 LEAF_OBJ := $(B)/lib/format/%.o $(B)/pic/lib/format/%.o $(B)/lib/base/%.o $(B)/pic/lib/base/%.o
 $(LEAF_OBJ): DEP_CFLAGS :=
 
-$(B)/%.o: %.cc
+# The C++ flags change what the demangler's object references (check-exports):
+# it is remade when the Makefile changes.
+$(B)/%.o: %.cc Makefile
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CXX     $@")
 	$(Q)$(CXX) $(ALL_CXXFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/pic/%.o: %.cc
+$(B)/pic/%.o: %.cc Makefile
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CXX     $@")
 	$(Q)$(CXX) $(ALL_CXXFLAGS) -fPIC -MMD -MP -c -o $@ $<
