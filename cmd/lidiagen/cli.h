@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "lidia.h"
 #include "usage.h"
@@ -19,20 +18,23 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
-/*
- * lidia_reader_open() of path, CRCs checked or not, with options zeroed
- * whole: the library refuses a non-zero byte past the fields it knows, tail
- * padding included, and an initialiser (LIDIA_READER_OPTS) need not zero
- * padding.
- */
+/* lidia_reader_open() of path, its CRCs checked or not. */
 static inline int open_reader(struct lidia_reader **r, const char *path, bool check_crc)
 {
-	struct lidia_reader_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.sz = sizeof(o);
-	o.check_crc = check_crc;
-	return lidia_reader_open(r, path, &o);
+	return lidia_reader_open(r, path, &LIDIA_READER_OPTS(.check_crc = check_crc));
 }
+
+/* The options of the commands that read one lidia file: lookup and dump. */
+struct reader_args {
+	bool json, check_crc; /* --json; not --no-crc */
+};
+
+/*
+ * Parse --json, --no-crc and --help for cmd, and require a file after them
+ * (argv[optind]). Returns -1 to go on, or the exit code to end with: --help
+ * printed usage, or a usage error was said.
+ */
+int reader_args_parse(const char *cmd, const char *usage, int argc, char **argv,
+		      struct reader_args *a);
 
 #endif

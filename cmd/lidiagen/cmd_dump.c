@@ -98,47 +98,26 @@ static int dump_range(const struct lidia_reader *r, size_t i, bool json)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-crc", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct reader_args a;
 	struct lidia_reader *r;
-	bool json = false, check_crc = true;
 	const char *path;
-	int opt, err = 0;
+	int err = 0;
 	size_t i, n;
 
-	while ((opt = cli_getopt("dump", argc, argv, "h", longopts)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'C':
-			check_crc = false;
-			break;
-		case 'h':
-			fputs(dump_usage, stdout);
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc)
-		return usage_error("dump", "no lidia file given");
+	if ((err = reader_args_parse("dump", dump_usage, argc, argv, &a)) >= 0)
+		return err;
 	if (optind + 1 < argc)
 		return usage_error("dump", "one file at a time: '%s' is one too many",
 				   argv[optind + 1]);
 	path = argv[optind];
-	err = open_reader(&r, path, check_crc);
+	err = open_reader(&r, path, a.check_crc);
 	if (err) {
 		error(path, "%s", lidia_strerror(err));
 		return EXIT_FAILED;
 	}
 	n = lidia_reader_count(r);
 	for (i = 0; i < n && !err; i++)
-		err = dump_range(r, i, json);
+		err = dump_range(r, i, a.json);
 	if (err)
 		error(path, "range %zu: %s", i - 1, lidia_strerror(err));
 	lidia_reader_close(r);

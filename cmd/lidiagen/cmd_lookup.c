@@ -139,35 +139,15 @@ static int lookup_stdin(const struct lidia_reader *r, const char *path, bool jso
 
 int cmd_lookup(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-crc", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct reader_args a;
 	struct lidia_reader *r;
-	bool json = false, check_crc = true, failed = false;
+	bool failed = false;
 	const char *path;
 	uint64_t addr;
-	int opt, err, ret;
+	int err, ret;
 
-	while ((opt = cli_getopt("lookup", argc, argv, "h", longopts)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'C':
-			check_crc = false;
-			break;
-		case 'h':
-			fputs(lookup_usage, stdout);
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc)
-		return usage_error("lookup", "no lidia file given");
+	if ((ret = reader_args_parse("lookup", lookup_usage, argc, argv, &a)) >= 0)
+		return ret;
 	path = argv[optind++];
 	/* Every address is checked before any work, as every usage error is. */
 	for (int i = optind; i < argc; i++)
@@ -176,7 +156,7 @@ int cmd_lookup(int argc, char **argv)
 					   "invalid address '%s' (hexadecimal, 0x optional: an "
 					   "ELF virtual address of the file)",
 					   argv[i]);
-	err = open_reader(&r, path, check_crc);
+	err = open_reader(&r, path, a.check_crc);
 	if (err) {
 		error(path, "%s", lidia_strerror(err));
 		return EXIT_FAILED;
@@ -184,11 +164,11 @@ int cmd_lookup(int argc, char **argv)
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++) {
 			parse_addr(argv[i], &addr);
-			failed |= lookup_one(r, path, addr, json) < 0;
+			failed |= lookup_one(r, path, addr, a.json) < 0;
 		}
 		ret = failed ? EXIT_FAILED : EXIT_OK;
 	} else {
-		ret = lookup_stdin(r, path, json);
+		ret = lookup_stdin(r, path, a.json);
 	}
 	lidia_reader_close(r);
 	return ret;

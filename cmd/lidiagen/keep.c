@@ -41,16 +41,11 @@ void counts_read(const struct lidia_reader *r, struct counts *c)
 void existing_read(const char *path, bool want_sha, struct existing *ex)
 {
 	struct lidia_reader *r;
-	struct lidia_reader_opts ro;
 	struct lidia_file_info fi;
 
 	memset(ex, 0, sizeof(*ex));
 	ex->level = LEVEL_NONE;
-	/* Zeroed whole, padding too: the library refuses non-zero bytes past its fields. */
-	memset(&ro, 0, sizeof(ro));
-	ro.sz = sizeof(ro);
-	ro.check_crc = true;
-	if (lidia_reader_open(&r, path, &ro))
+	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
 		return;
 	lidia_reader_info(r, &fi);
 	counts_read(r, &ex->counts);
