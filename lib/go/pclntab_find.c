@@ -102,32 +102,48 @@ static bool check_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_
 	return true;
 }
 
+/*
+ * The bytes of the next PT_LOAD segment from program header *i on (writable
+ * ones only if writable), with its header in *ph; NULL when there is none.
+ * Segments overlap only in corrupt files: *scanned keeps the bytes handed
+ * out in all within the file's size, so no file is scanned over and over.
+ */
+static const unsigned char *next_segment(const struct lidia_elf *e, size_t *i, bool writable,
+					 uint64_t *scanned, GElf_Phdr *ph)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return NULL;
+	for (; *i < n; (*i)++) {
+		const unsigned char *p;
+
+		if (!gelf_getphdr(e->elf, (int)*i, ph) || ph->p_type != PT_LOAD ||
+		    (writable && !(ph->p_flags & PF_W)) || ph->p_filesz > e->size)
+			continue;
+		if ((*scanned += ph->p_filesz) > e->size)
+			return NULL;
+		p = elf_va_ptr(e, ph->p_vaddr, ph->p_filesz);
+		if (p) {
+			(*i)++;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /* Search the writable segments (and RELATIVE relocations) for the module data. */
 static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t *blob_size)
 {
 	uint64_t md, sites[8], scanned = 0;
+	const unsigned char *p;
+	GElf_Phdr ph;
 	size_t n;
 
 	if (elf_symbol_value(e, "runtime.firstmoduledata", &md) &&
 	    check_moduledata(e, t, md, blob_size))
 		return true;
-	if (elf_getphdrnum(e->elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		const unsigned char *p;
-
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_W))
-			continue;
-		/* Segments overlap only in corrupt files: never scan more than the file. */
-		if (ph.p_filesz > e->size)
-			continue; /* cannot be in the file */
-		if ((scanned += ph.p_filesz) > e->size)
-			break;
-		p = elf_va_ptr(e, ph.p_vaddr, ph.p_filesz);
-		if (!p)
-			continue;
+	for (size_t i = 0; (p = next_segment(e, &i, true, &scanned, &ph));) {
 		for (uint64_t off = (t->ptr_size - ph.p_vaddr % t->ptr_size) % t->ptr_size;
 		     off + t->ptr_size <= ph.p_filesz; off += t->ptr_size)
 			if (elf_load(e, p + off, t->ptr_size) == t->va &&
@@ -152,22 +168,10 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 	unsigned ptr = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, tries = 0;
 	bool be = elf_big_endian(e);
 	uint64_t scanned = 0;
-	size_t n;
+	const unsigned char *p;
+	GElf_Phdr ph;
 
-	if (elf_getphdrnum(e->elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		const unsigned char *p;
-
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    ph.p_filesz > e->size)
-			continue;
-		if ((scanned += ph.p_filesz) > e->size)
-			break; /* segments that overlap: a corrupt file, scanned once */
-		p = elf_va_ptr(e, ph.p_vaddr, ph.p_filesz);
-		if (!p)
-			continue;
+	for (size_t i = 0; (p = next_segment(e, &i, false, &scanned, &ph));) {
 		for (uint64_t off = (ptr - ph.p_vaddr % ptr) % ptr; off + 16 <= ph.p_filesz;
 		     off += ptr) {
 			uint64_t blob;
