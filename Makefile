@@ -35,7 +35,7 @@ LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 # is loaded when the first archive is met (lib/archive_walk.c): headers only.
 DEPS    := libelf libdw libzstd liblzma zlib
 LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
-CMD_DEPS := yaml-0.1
+CMD_DEPS := yaml-0.1 libcurl
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden
@@ -71,6 +71,13 @@ LIB_SRC := $(wildcard lib/*/*.c)
 LIB_CXX := $(wildcard lib/*/*.cc)
 LIB_INC := -Ilib $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(LIB_SRC) $(LIB_CXX)))))
 CMD_SRC := $(wildcard cmd/lidiagen/*.c)
+# Publishing to S3 (cmd/lidiagen/s3/): the command's store side, never in
+# liblidia, so that the library needs no libcurl (doc/publishing.md). Its own
+# archive, with the SHA-256 it shares with the command, for the unit tests.
+S3_SRC := $(wildcard cmd/lidiagen/s3/*.c)
+S3_OBJ := $(S3_SRC:%.c=$(B)/%.o)
+S3_LIB := $(B)/liblidia-s3.a
+CMD_INC := -Icmd/lidiagen -Icmd/lidiagen/s3
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_CXX:%.cc=$(B)/%.o)
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o) $(LIB_CXX:%.cc=$(B)/pic/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
@@ -88,6 +95,15 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -MMD -MP -c -o $@ $<
+
+$(B)/cmd/%.o: cmd/%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -MMD -MP -c -o $@ $<
+
+$(S3_LIB): $(S3_OBJ) $(B)/cmd/lidiagen/sha256.o
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -130,17 +146,21 @@ $(STATIC): $(INTERNAL)
 CLANG_FORMAT ?= clang-format
 format-check:
 	$(Q)$(CLANG_FORMAT) --dry-run --Werror --style=file $(LIB_SRC) $(wildcard lib/*.h lib/*/*.h) \
-		$(CMD_SRC) $(wildcard cmd/lidiagen/*.h)
+		$(CMD_SRC) $(S3_SRC) $(wildcard cmd/lidiagen/*.h cmd/lidiagen/s3/*.h)
 
 # liblidia.a defines no global name but lidia*: a user's static link never clashes.
 check-exports: $(STATIC)
 	$(Q)! nm -g --defined-only $(STATIC) | awk 'NF == 3 && $$3 !~ /^lidia/' | grep . || \
 		{ echo "$(STATIC) exports names outside lidia*" >&2; false; }
 
-# format/ and base/ reach no libelf or libdw header (their .d files say what they include).
-check-layers: $(filter $(B)/lib/format/% $(B)/lib/base/%,$(LIB_OBJ))
-	$(Q)! grep -lE '/(libelf|gelf|dwarf|libdw|libdwfl)\.h|/elfutils/' $(^:.o=.d) || \
+# format/ and base/ reach no libelf or libdw header, and no part of the library
+# reaches libcurl's (their .d files say what they include).
+check-layers: $(LIB_OBJ)
+	$(Q)! grep -lE '/(libelf|gelf|dwarf|libdw|libdwfl)\.h|/elfutils/' \
+		$(patsubst %.o,%.d,$(filter $(B)/lib/format/% $(B)/lib/base/%,$(LIB_OBJ))) || \
 		{ echo "lib/format or lib/base includes a libelf or libdw header" >&2; false; }
+	$(Q)! grep -l '/curl/' $(LIB_OBJ:.o=.d) || \
+		{ echo "the library (lib/) includes a libcurl header: S3 belongs to cmd/lidiagen/s3" >&2; false; }
 
 $(SHARED_LIB): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
@@ -149,9 +169,9 @@ $(SHARED_LIB): $(LIB_PIC) lib/liblidia.map
 	$(Q)ln -sf liblidia.so.$(VERSION) $(B)/liblidia.so.$(SOMAJOR)
 	$(Q)ln -sf liblidia.so.$(SOMAJOR) $(B)/liblidia.so
 
-$(BIN): $(CMD_OBJ) $(STATIC)
+$(BIN): $(CMD_OBJ) $(S3_OBJ) $(STATIC)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CXX) $(STATIC_CXX) $(LDFLAGS) -o $@ $(CMD_OBJ) $(STATIC) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CMD_DEPS))
+	$(Q)$(CXX) $(STATIC_CXX) $(LDFLAGS) -o $@ $(CMD_OBJ) $(S3_OBJ) $(STATIC) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CMD_DEPS))
 
 # The .pc file is made at install time, so it always names the PREFIX installed to.
 PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -163,18 +183,20 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 
-# libstdc++ for the demangler, which test_api reaches through lidia_extract.
-$(B)/tests/%: tests/unit/%.c $(INTERNAL) tests/unit/unit.h
+# libstdc++ for the demangler, which test_api reaches through lidia_extract;
+# the S3 archive and libcurl for the tests of publishing.
+$(B)/tests/%: tests/unit/%.c $(INTERNAL) $(S3_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) -Itests/unit $(LDFLAGS) -o $@ $< $(INTERNAL) $(LIBS) -lstdc++
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(INTERNAL) $(S3_LIB) $(LIBS) $(shell $(PKG_CONFIG) --libs libcurl) -lstdc++
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
 # libstdc++ for the demangler, which fuzz_convert reaches through lidia_extract.
 $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(INTERNAL)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(INTERNAL) $(LIBS) -lstdc++
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(INTERNAL) $(LIBS) -lstdc++
 
 # libFuzzer builds (clang): make fuzz, then build/fuzz/fuzz_reader on a copy of
 # tests/fuzz/corpus/reader. Undefined behaviour stops a run, as a crash does.
@@ -185,7 +207,7 @@ fuzz: $(FUZZ_SRC) $(LIB_CXX:%.cc=$(O)/%.o)
 	@mkdir -p $(O)/fuzz
 	for f in $(FUZZ_SRC); do \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-			-fno-sanitize-recover=all $(LIB_INC) \
+			-fno-sanitize-recover=all $(LIB_INC) $(CMD_INC) \
 			$(shell $(PKG_CONFIG) --cflags $(DEPS)) -o $(O)/fuzz/$$(basename $$f .c) \
 			$$f $(LIB_SRC) $(LIB_CXX:%.cc=$(O)/%.o) $(LLVM_DEMANGLE) $(LIBS) || exit 1; \
 	done
@@ -237,4 +259,4 @@ include plugins/cmake/install.mk plugins/bazel/install.mk
 install: install-cmake install-bazel
 uninstall: uninstall-cmake uninstall-bazel
 
--include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d) $(S3_OBJ:.o=.d)

@@ -7,16 +7,17 @@
 set -eu
 cd "$(dirname "$0")"
 
-# Build dependencies: elfutils' libelf/libdw, LLVM's demangler (llvm-16-dev), and the compression and
-# archive libraries the batch mode links.
+# Build dependencies: elfutils' libelf/libdw, LLVM's demangler (llvm-16-dev), the compression and
+# archive libraries the batch mode links, and libcurl for publishing to S3.
 BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchive-dev libyaml-dev
-	libzstd-dev zlib1g-dev liblzma-dev"
+	libzstd-dev zlib1g-dev liblzma-dev libcurl4-openssl-dev"
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
 # compilers and linkers for the test programs (gcc, g++, clang, lld, Go
 # 1.19), dwz, packagers for the batch tests (rpm, cpio, zip), the build
 # systems of the plugins (cmake, ninja, Debian's Bazel 4), python3 for
-# Pyroscope's reader logic.
-TEST_DEPS="python3 python3-yaml clang-format elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
+# Pyroscope's reader logic, botocore's SigV4 signer and awscli for the S3
+# tests (s3rver comes from npm: see install_s3rver).
+TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
 	zstd cmake ninja-build bazel-bootstrap time"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
 # Go 1.22 from bookworm-backports too.
@@ -44,6 +45,15 @@ add_backports() {
 	$sudo apt-get update -qq
 }
 
+# s3rver, an S3 server for the publishing tests, pinned by tests/s3rver's
+# package-lock.json and installed there (not globally) from the npm registry.
+install_s3rver() {
+	command -v npm >/dev/null || install_missing npm
+	[ -x tests/s3rver/node_modules/.bin/s3rver ] && return 0
+	echo "installing s3rver from npm into tests/s3rver"
+	(cd tests/s3rver && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 case "${1:-demo}" in
 demo)
 	install_missing $BUILD_DEPS
@@ -61,6 +71,7 @@ test)
 	install_missing $BUILD_DEPS $TEST_DEPS
 	add_backports
 	install_missing $BACKPORTS_DEPS
+	install_s3rver
 	make -j"$(nproc)" test
 	;;
 *)

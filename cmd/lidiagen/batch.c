@@ -65,7 +65,7 @@ static int write_side_files(struct batch *b, const char *state_path, int err)
 
 	if (!err && o->manifest && (err = write_manifest(b)))
 		error(o->manifest, "cannot write the manifest: %s", strerror(-err));
-	if (state_path && !b->failed && !b->failed_inputs &&
+	if (state_path && !o->dry_run && !b->failed && !b->failed_inputs &&
 	    (serr = state_save(&b->state, state_path))) {
 		error(state_path, "cannot write the state: %s", strerror(-serr));
 		err = err ? err : serr;
@@ -132,7 +132,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 		return EXIT_FAILED;
 	}
 
-	if (!to_stdout)
+	if (!to_stdout && !o->bucket && !o->dry_run)
 		clean_temps(&b);
 	/* The library's warnings are counted, and erase the progress line, like ours. */
 	old_log = lidia_set_log(batch_log, &b);

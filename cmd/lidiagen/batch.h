@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include "lidia.h"
+#include "s3.h"
+
+struct publish;
 
 enum fallback_key {
 	FALLBACK_NONE,
@@ -20,7 +23,7 @@ enum fallback_key {
 };
 
 struct batch_opts {
-	const char *out_dir; /* "-": the one output to stdout */
+	const char *out_dir; /* "-": the one output to stdout; "s3://...": the bucket */
 	struct lidia_store_opts store;
 	struct lidia_extract_opts extract;
 	const char *debug_dirs[65];
@@ -35,7 +38,10 @@ struct batch_opts {
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
 	const char *state; /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;
-	bool strict; /* warnings fail the run, and so does a run that leaves no output */
+	bool strict;		/* warnings fail the run, and so does a run that leaves no output */
+	bool dry_run;		/* say what would be written, replaced and kept; change nothing */
+	struct s3_overrides s3; /* --region, --endpoint-url, --profile, --path-style */
+	struct publish *bucket; /* out_dir "s3://...": opened by the command; NULL: a tree */
 };
 
 /* Convert every input path; returns an exit code (EXIT_OK, EXIT_FAILED). */

@@ -42,12 +42,10 @@
 #include <time.h>
 
 #include "batch.h"
+#include "holdings.h"
 #include "pool.h"
 #include "state.h"
 #include "walk.h"
-
-/* How much an output holds: each level includes the ones below; NONE: no function. */
-enum level { LEVEL_NONE, LEVEL_SYMBOLS, LEVEL_LINES, LEVEL_INLINES };
 
 /*
  * What became of a group. CONVERTED: written where there was no output;
@@ -62,13 +60,7 @@ enum status {
 	ST_FAILED,
 	ST_OTHER_SHARD,
 	ST_NOTHING,
-};
-
-/* What a lidia file holds, as `lidiagen info` counts it (counts_read). */
-struct counts {
-	size_t functions;     /* ranges of depth 0 */
-	size_t inline_ranges; /* ranges of depth > 0 */
-	size_t line_rows;     /* the rows of the file's line table */
+	ST_PLANNED, /* --dry-run: would be written (g->there_exists: over another) */
 };
 
 /* The warnings' fixes, one line each, said wherever the warning is. */
@@ -87,6 +79,9 @@ struct group {
 	bool done;	 /* converted, kept or failed: its lines may be printed */
 	bool dispatched; /* handed to the pool (under the batch lock once threads run) */
 	char out_key[512];
+	bool probed;		       /* there and there_exists are known (output.c) */
+	bool there_exists;	       /* something is at out_key (valid or not) */
+	struct existing there;	       /* what it holds */
 	struct lidia_extract_stats st; /* what extraction gave */
 	struct counts counts;	       /* of the output in the tree: written, or kept */
 	enum level level;
@@ -112,8 +107,9 @@ struct batch {
 	size_t files, elves, failed_inputs;
 	size_t skipped[SKIP_REASONS]; /* ELF images passed over, by reason */
 	size_t converted, replaced, kept, failed, nothing, skipped_shard, groups_done;
-	size_t warnings; /* --strict: each one a failure */
-	uint64_t bytes;	 /* of the inputs read */
+	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
+	size_t warnings;	      /* --strict: each one a failure */
+	uint64_t bytes;		      /* of the inputs read */
 	/* inputs that failed (path, message), for the manifest */
 	struct failed_input {
 		char *path, *msg;
@@ -149,26 +145,27 @@ int convert_all(struct batch *b);
 /* Convert one group (on a worker), then mark it done and print what is due. */
 void convert_group(struct batch *b, struct group *g);
 
+/* ---- output.c: the tree, the bucket or stdout ---- */
+
+/*
+ * What is at the group's key now (g->there, g->there_exists), in the tree
+ * or the bucket; asked once, whichever of schedule.c and convert.c asks
+ * first. On failure the group's message says why.
+ */
+int output_probe(struct batch *b, struct group *g);
+
+/*
+ * Write the group's output at its key (ex: what is there now), unless it
+ * holds these very bytes (*same). Either way g's counts, level, size and
+ * sha256 then describe the output there. On failure the message says why.
+ */
+int output_write(struct batch *b, struct group *g, struct lidia_builder *bld,
+		 const struct existing *ex, bool *same);
+
+/* The one output to stdout, streamed (a manifest gets its counts from a copy in memory). */
+int output_write_stdout(struct batch *b, struct group *g, struct lidia_builder *bld);
+
 /* ---- keep.c: keep or replace ---- */
-
-/* What an output already in the tree holds. */
-struct existing {
-	bool valid;	  /* a lidia file whose CRCs hold */
-	enum level level; /* LEVEL_NONE: no readable output, or no function in it */
-	struct counts counts;
-	uint64_t size;
-	char sha[65]; /* only when asked for */
-};
-
-/* What the output at path holds (LEVEL_NONE when missing); its sha256 too when want_sha. */
-void existing_read(const char *path, bool want_sha, struct existing *ex);
-
-/* A lidia file's counts, as `lidiagen info` counts them. */
-void counts_read(const struct lidia_reader *r, struct counts *c);
-
-/* The level extraction statistics give, and the level a file's counts show. */
-enum level stats_level(const struct lidia_extract_stats *st);
-enum level counts_level(const struct counts *c);
 
 /* The decision: an output holding at least what the inputs give is kept. */
 bool keep_enough(enum level existing, enum level inputs);

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "guard.h"
 #include "options.h"
+#include "publish.h"
 
 static const char usage_head[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
@@ -122,7 +123,9 @@ static int check_write_paths(const struct batch_opts *o, char *err, size_t err_s
 		return BAD("-o: the output directory is empty (an unset variable?)");
 	if (!strcmp(o->out_dir, "-"))
 		return 0;
-	if (!stat(o->out_dir, &st)) {
+	if (s3_is_url(o->out_dir)) {
+		/* A bucket: its settings are checked by publish_open; the side files here. */
+	} else if (!stat(o->out_dir, &st)) {
 		if (!S_ISDIR(st.st_mode))
 			return BAD("-o: '%s' exists and is not a directory", o->out_dir);
 		if (!realpath(o->out_dir, out_real))
@@ -216,6 +219,25 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* -o s3://...: the bucket, checked before any work. Returns -1 to go on, or the exit code. */
+static int open_bucket(struct batch_opts *o)
+{
+	char err[1024];
+	bool usage;
+
+	if (!publish_open(&o->bucket, o->out_dir, &o->s3, err, sizeof(err), &usage)) {
+		o->out_dir = publish_url(o->bucket); /* s3://BUCKET/PREFIX, as messages name it */
+		if (verbosity >= 2)
+			fprintf(stderr, "lidiagen: publishing to %s (credentials: %s)\n",
+				publish_url(o->bucket), publish_credentials_source(o->bucket));
+		return -1;
+	}
+	if (usage)
+		return usage_error("convert", "-o: %s", err);
+	error(NULL, "%s", err);
+	return EXIT_FAILED;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct batch_opts o;
@@ -237,7 +259,11 @@ int cmd_convert(int argc, char **argv)
 		return usage_error("convert", "no output directory (-o DIR)");
 	if (check_write_paths(&o, err, sizeof(err)))
 		return usage_error("convert", "%s", err);
+	if (s3_is_url(o.out_dir) && (ret = open_bucket(&o)) >= 0)
+		return ret;
 	install_log();
 	guard_install();
-	return batch_run(&o, argv + optind, (size_t)(argc - optind));
+	ret = batch_run(&o, argv + optind, (size_t)(argc - optind));
+	publish_close(o.bucket, NULL);
+	return ret;
 }

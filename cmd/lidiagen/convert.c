@@ -106,112 +106,6 @@ static bool dynsym_only(const struct group *g)
 	       !g->st.used_minidebuginfo && !g->st.found_debug_file;
 }
 
-/* Comparing what the builder writes with a file, chunk by chunk (same_bytes). */
-struct compare {
-	int fd;
-	unsigned char buf[65536];
-};
-
-static int compare_sink(void *ctx, const void *data, size_t len)
-{
-	struct compare *c = ctx;
-	const unsigned char *p = data;
-
-	while (len) {
-		size_t want = len < sizeof(c->buf) ? len : sizeof(c->buf), got = 0;
-
-		while (got < want) {
-			ssize_t n = read(c->fd, c->buf + got, want - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return -ECANCELED;
-			got += (size_t)n;
-		}
-		if (memcmp(c->buf, p, want))
-			return -ECANCELED; /* they differ: stop there */
-		p += want;
-		len -= want;
-	}
-	return 0;
-}
-
-/* Whether the file at path holds the very bytes the builder would write. */
-static bool same_bytes(const char *path, struct lidia_builder *bld)
-{
-	struct compare *c = malloc(sizeof(*c));
-	struct stat st;
-	bool same = false;
-
-	if (!c)
-		return false;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd >= 0 && !fstat(c->fd, &st) && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size == lidia_builder_file_size(bld))
-		same = !lidia_builder_write(bld, compare_sink, c);
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c);
-	return same;
-}
-
-/*
- * The one output to stdout, streamed. With a manifest, its counts and
- * sha256 come from its bytes, made in memory first.
- */
-static int write_stdout(struct batch *b, struct group *g, struct lidia_builder *bld)
-{
-	struct lidia_reader *r;
-	void *buf = NULL;
-	size_t size;
-	int err = 0;
-
-	g->out_size = lidia_builder_file_size(bld);
-	if (b->o->manifest && !(err = lidia_builder_write_mem(bld, &buf, &size)) &&
-	    !(err = lidia_reader_open_mem(&r, buf, size, NULL))) {
-		counts_read(r, &g->counts);
-		lidia_reader_close(r);
-		g->level = counts_level(&g->counts);
-		sha256_hex(buf, size, g->sha);
-	}
-	free(buf);
-	if (!err)
-		err = lidia_builder_write_fd(bld, STDOUT_FILENO);
-	if (err)
-		group_message(g, true, "%s: %s", b->state.parts[g->main].path, lidia_strerror(err));
-	return err;
-}
-
-/*
- * Write the output, streamed to the file, not built in memory first; then
- * read what the tree holds (counts, level, size, sha256), as `info` would.
- */
-static int write_output(struct batch *b, struct group *g, struct lidia_builder *bld,
-			const char *path)
-{
-	const char *input = b->state.parts[g->main].path;
-	struct existing now;
-	int err;
-
-	if ((err = lidia_store_write(bld, b->o->out_dir, g->out_key))) {
-		group_message(g, true, "%s: cannot write '%s': %s", input, path,
-			      lidia_strerror(err));
-		return err;
-	}
-	existing_read(path, b->o->manifest != NULL, &now);
-	if (!now.valid) {
-		group_message(g, true, "%s: '%s' is not the file just written (another run?)",
-			      input, path);
-		return -EIO;
-	}
-	g->counts = now.counts;
-	g->level = now.level;
-	g->out_size = now.size;
-	memcpy(g->sha, now.sha, sizeof(g->sha));
-	return 0;
-}
-
 /*
  * An output there, written or found with the same bytes: the state
  * remembers what the inputs gave, and its -v line is "<- binary, debug
@@ -237,22 +131,33 @@ static void settle_output(struct batch *b, struct group *g, enum status status, 
 		      g->counts.line_rows, note);
 }
 
-/* Kept because the output there (read as ex) has the very bytes: the manifest describes it. */
-static void unchanged(struct batch *b, struct group *g, const struct existing *ex, bool gave_dynsym)
-{
-	g->counts = ex->counts;
-	g->level = ex->level;
-	g->out_size = ex->size;
-	memcpy(g->sha, ex->sha, sizeof(g->sha));
-	settle_output(b, g, ST_KEPT, gave_dynsym, " (unchanged: the same bytes, not rewritten)");
-}
-
 /* What the -v line says of an output written over another (ex, if it was readable). */
-static const char *replaced_note(const struct existing *ex, const struct group *g)
+static const char *replaced_note(const struct batch *b, const struct existing *ex,
+				 const struct group *g)
 {
 	if (!ex->valid)
-		return " (replaced: it was no valid lidia file)";
+		return b->o->bucket ? " (replaced: not written by lidiagen)"
+				    : " (replaced: it was no valid lidia file)";
 	return ex->level < g->level ? " (replaced: it had less)" : " (replaced)";
+}
+
+/* --dry-run: what would be written, by what the inputs give (level: read, or predicted). */
+static void plan(struct batch *b, struct group *g, enum level level)
+{
+	const struct existing *ex = &g->there;
+
+	g->status = ST_PLANNED;
+	g->level = level;
+	if (!g->there_exists)
+		group_message(g, false, "would write %s/%s (%s)", b->o->out_dir, g->out_key,
+			      level_name[level]);
+	else if (!ex->valid)
+		group_message(g, false, "would replace %s/%s (%s): %s", b->o->out_dir, g->out_key,
+			      level_name[level],
+			      b->o->bucket ? "not written by lidiagen" : "no valid lidia file");
+	else
+		group_message(g, false, "would replace %s/%s (%s): it has %s", b->o->out_dir,
+			      g->out_key, level_name[level], level_name[ex->level]);
 }
 
 /* Converted, kept or failed: counted, and its lines (and those after it) printed when due. */
@@ -269,60 +174,79 @@ static void group_done(struct batch *b, struct group *g)
 		b->nothing++;
 	else if (g->status == ST_FAILED)
 		b->failed++;
+	else if (g->status == ST_PLANNED) {
+		b->planned++;
+		b->planned_over += g->there_exists;
+	}
 	b->groups_done++;
 	g->done = true;
 	print_done(b);
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* Write the output read into bld, or find it there already; then settle the group. */
+static int write_group(struct batch *b, struct group *g, struct lidia_builder *bld,
+		       bool gave_dynsym)
+{
+	const struct existing *ex = &g->there;
+	bool same;
+	int err;
+
+	if (!strcmp(b->o->out_dir, "-")) {
+		snprintf(g->out_key, sizeof(g->out_key), "-"); /* the manifest's output */
+		if (!(err = output_write_stdout(b, g, bld)))
+			settle_output(b, g, ST_CONVERTED, gave_dynsym, "");
+		return err;
+	}
+	if ((err = output_write(b, g, bld, ex, &same)))
+		return err;
+	if (same)
+		settle_output(b, g, ST_KEPT, gave_dynsym,
+			      " (unchanged: the same bytes, not rewritten)");
+	else
+		settle_output(b, g, g->there_exists ? ST_REPLACED : ST_CONVERTED, gave_dynsym,
+			      g->there_exists ? replaced_note(b, ex, g) : "");
+	return 0;
+}
+
 void convert_group(struct batch *b, struct group *g)
 {
 	const struct batch_opts *o = b->o;
-	struct existing ex = { .level = LEVEL_NONE };
 	struct lidia_builder *bld = NULL;
-	char path[PATH_MAX] = "";
-	bool to_stdout = !strcmp(o->out_dir, "-"), gave_dynsym, existed = false;
-	struct stat st;
-	int err;
+	bool to_stdout = !strcmp(o->out_dir, "-");
+	int err = 0;
 
 	pthread_mutex_lock(&b->lock);
 	progress_input(b, b->state.parts[g->main].path);
 	pthread_mutex_unlock(&b->lock);
 	if (!to_stdout) {
-		err = lidia_store_key(g->out_key, sizeof(g->out_key), g->key, &o->store);
-		if (err) {
-			group_message(g, true, "%s: %s", b->state.parts[g->main].path,
-				      lidia_strerror(err));
+		if ((err = output_probe(b, g)))
 			goto out;
-		}
-		snprintf(path, sizeof(path), "%s/%s", o->out_dir, g->out_key);
-		existing_read(path, o->manifest != NULL, &ex);
-		existed = ex.valid || !lstat(path, &st);
 		/* Enough already for what the images can give: they are not even read. */
-		if (settle_unread(b, g, &ex))
+		if (settle_unread(b, g, &g->there))
 			goto out;
+	}
+	/* A dry run plans by the prediction; a poor group is read (cheap): it may give nothing. */
+	if (o->dry_run && !g->poor) {
+		plan(b, g, g->predicted);
+		goto out;
 	}
 	if ((err = read_group(b, g, &bld)))
 		goto out;
-	gave_dynsym = g->known_dynsym = dynsym_only(g);
+	g->known_dynsym = dynsym_only(g);
 	/* Enough for what they gave (less than predicted: -O0, say). */
-	if (!o->force && keep_if_enough(b, g, &ex, true))
+	if (!o->force && keep_if_enough(b, g, &g->there, true))
 		goto out;
 	/* No function: a file would shadow the profiler's other sources for nothing. */
 	if (!lidia_builder_count(bld)) {
 		settle_nothing(b, g);
 		goto out;
 	}
-	if (to_stdout) {
-		snprintf(g->out_key, sizeof(g->out_key), "-"); /* the manifest's output */
-		if (!(err = write_stdout(b, g, bld)))
-			settle_output(b, g, ST_CONVERTED, gave_dynsym, "");
-	} else if (ex.valid && same_bytes(path, bld)) {
-		unchanged(b, g, &ex, gave_dynsym);
-	} else if (!(err = write_output(b, g, bld, path))) {
-		settle_output(b, g, existed ? ST_REPLACED : ST_CONVERTED, gave_dynsym,
-			      existed ? replaced_note(&ex, g) : "");
+	if (o->dry_run) {
+		plan(b, g, g->level);
+		goto out;
 	}
+	err = write_group(b, g, bld, g->known_dynsym);
 out:
 	if (err)
 		g->status = ST_FAILED;

@@ -14,60 +14,6 @@
 #include <string.h>
 
 #include "batch_internal.h"
-#include "sha256.h"
-
-static const char *const level_names[] = { "nothing", "symbols", "symbols+lines",
-					   "symbols+lines+inlines" };
-
-void counts_read(const struct lidia_reader *r, struct counts *c)
-{
-	struct lidia_file_info fi;
-
-	memset(c, 0, sizeof(*c));
-	lidia_reader_info(r, &fi);
-	c->line_rows = (size_t)fi.lines.count;
-	for (size_t i = 0; i < lidia_reader_count(r); i++) {
-		struct lidia_range_info ri;
-
-		if (lidia_reader_range(r, i, &ri))
-			continue;
-		if (ri.depth)
-			c->inline_ranges++;
-		else
-			c->functions++;
-	}
-}
-
-void existing_read(const char *path, bool want_sha, struct existing *ex)
-{
-	struct lidia_reader *r;
-	struct lidia_file_info fi;
-
-	memset(ex, 0, sizeof(*ex));
-	ex->level = LEVEL_NONE;
-	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
-		return;
-	lidia_reader_info(r, &fi);
-	counts_read(r, &ex->counts);
-	ex->valid = true;
-	ex->level = counts_level(&ex->counts);
-	ex->size = fi.file_size;
-	lidia_reader_close(r);
-	if (want_sha)
-		sha256_file(path, ex->sha);
-}
-
-enum level stats_level(const struct lidia_extract_stats *st)
-{
-	return st->inline_ranges ? LEVEL_INLINES : st->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
-}
-
-enum level counts_level(const struct counts *c)
-{
-	if (!c->functions && !c->inline_ranges)
-		return LEVEL_NONE; /* holds nothing: never enough */
-	return c->inline_ranges ? LEVEL_INLINES : c->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
-}
 
 bool keep_enough(enum level existing, enum level inputs)
 {
@@ -130,10 +76,10 @@ bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex,
 	pthread_mutex_unlock(&b->lock);
 	if (inputs < ex->level && extracted)
 		group_message(g, false, "kept %s/%s: it has %s, the inputs only %s", b->o->out_dir,
-			      g->out_key, level_names[ex->level], level_names[inputs]);
+			      g->out_key, level_name[ex->level], level_name[inputs]);
 	else
 		group_message(g, false, "kept %s/%s: it has %s already", b->o->out_dir, g->out_key,
-			      level_names[ex->level]);
+			      level_name[ex->level]);
 	/* The manifest describes the file in the tree: the old one's counts. */
 	g->status = ST_KEPT;
 	g->counts = ex->counts;

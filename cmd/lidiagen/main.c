@@ -10,8 +10,10 @@
 #include "cli.h"
 
 static const char usage_text[] =
-	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
+	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR|s3://BUCKET[/PREFIX]\n"
 	"                            ELF files, archives, directories (-r) to Lidia files\n"
+	"       lidiagen upload [OPTIONS] DIR s3://BUCKET[/PREFIX]\n"
+	"                            publish a tree written earlier\n"
 	"       lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
 	"       lidiagen info FILE.lidia...\n"
 	"       lidiagen dump [--json] FILE.lidia\n"
@@ -25,7 +27,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "convert", cmd_convert }, { "lookup", cmd_lookup }, { "info", cmd_info },
-	{ "dump", cmd_dump },	    { "verify", cmd_verify },
+	{ "dump", cmd_dump },	    { "verify", cmd_verify }, { "upload", cmd_upload },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

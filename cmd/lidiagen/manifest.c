@@ -3,7 +3,9 @@
  * The manifest (batch_internal.h), written atomically (tempfile.h) once the
  * run is done: every input accounted for. First a JSON line per build ID,
  * in key order: written ("converted", "replaced"), "kept", "skipped" (why)
- * or "failed" (the message); then a line per ELF image passed over and per
+ * or "failed" (the message), in a bucket "uploaded", "replaced", "exists"
+ * or "failed", and with --dry-run "would-write" (a bucket: "would-upload")
+ * or "would-replace"; then a line per ELF image passed over and per
  * input that failed, by path. The counts are the file's, as `lidiagen info`
  * counts them. doc/lidiagen.1 (MANIFEST) documents every field.
  */
@@ -31,7 +33,24 @@ static const char *const status_names[] = {
 	[ST_PENDING] = "failed", /* never converted (out of memory) */
 	[ST_CONVERTED] = "converted", [ST_REPLACED] = "replaced",   [ST_KEPT] = "kept",
 	[ST_FAILED] = "failed",	      [ST_OTHER_SHARD] = "skipped", [ST_NOTHING] = "skipped",
+	[ST_PLANNED] = "would-write",
 };
+
+/* A bucket's words: "uploaded", "exists", "replaced", "failed", as `upload` says them. */
+static const char *status_name(const struct batch *b, const struct group *g)
+{
+	if (g->status == ST_PLANNED && g->there_exists)
+		return "would-replace";
+	if (!b->o->bucket)
+		return status_names[g->status];
+	if (g->status == ST_CONVERTED)
+		return "uploaded";
+	if (g->status == ST_KEPT)
+		return "exists";
+	if (g->status == ST_PLANNED)
+		return "would-upload";
+	return status_names[g->status];
+}
 
 static void print_group(FILE *f, const struct batch *b, const struct group *g)
 {
@@ -39,9 +58,9 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 
 	fputs("{\"build_id\":", f);
 	json_str(f, g->key);
-	if (output)
+	if (output || g->status == ST_PLANNED)
 		json_field(f, "output", g->out_key);
-	json_field(f, "status", status_names[g->status]);
+	json_field(f, "status", status_name(b, g));
 	if (g->status == ST_OTHER_SHARD)
 		json_field(f, "reason", "other shard");
 	else if (g->status == ST_NOTHING)

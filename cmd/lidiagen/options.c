@@ -270,6 +270,7 @@ static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char
 	}
 
 #define OUTPUT OPT_SEC_OUTPUT
+#define S3 OPT_SEC_S3
 #define INPUTS OPT_SEC_INPUTS
 #define CONTENT OPT_SEC_CONTENT
 #define RUNNING OPT_SEC_RUNNING
@@ -277,7 +278,8 @@ static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char
 /* In the order of --help. */
 const struct opt_def convert_opts[] = {
 	ROW_STRING('o', "output", "DIR", out_dir, OUTPUT,
-		   "write under DIR ('-': the one file to stdout)"),
+		   "write under DIR ('-': the one file to stdout), or\n"
+		   "publish to s3://BUCKET[/PREFIX] (see Publishing)"),
 	ROW_VALUE_FN(0, "layout", "NAME", set_layout, OUTPUT,
 		     "pyroscope (default): DIR/symbolizer/TENANT/BUILD-ID\n"
 		     "debuginfod: DIR/buildid/BUILD-ID/lidia\n"
@@ -296,11 +298,27 @@ const struct opt_def convert_opts[] = {
 		   "remember the inputs in FILE, so that a re-run reads\n"
 		   "only those that changed (keep it outside DIR)"),
 	ROW_BOOL(0, "no-state", no_state, OUTPUT, "do not (undoes a config file's state)"),
+	ROW_BOOL(0, "dry-run", dry_run, OUTPUT,
+		 "say what would be written, replaced and kept, read\n"
+		 "no image, change nothing"),
 	ROW_VALUE_FN(0, "fallback-key", "SCHEME", set_fallback_key, OUTPUT,
 		     "key for ELF files without a GNU build ID: none\n"
 		     "(default: skip them), go (hex of the Go build ID),\n"
 		     "sha256 (the first 40 hex digits of the file's SHA-256)"),
 
+	ROW_STRING(0, "region", "NAME", s3.region, S3,
+		   "the bucket's region (default: AWS_REGION,\n"
+		   "AWS_DEFAULT_REGION, the profile's, us-east-1)"),
+	ROW_STRING(0, "endpoint-url", "URL", s3.endpoint_url, S3,
+		   "an S3-compatible service (MinIO, Ceph, GCS...);\n"
+		   "default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,\n"
+		   "the profile's, else AWS"),
+	ROW_STRING(0, "profile", "NAME", s3.profile, S3,
+		   "the AWS profile for credentials and settings\n"
+		   "(default: AWS_PROFILE, default)"),
+	ROW_BOOL(0, "path-style", s3.path_style, S3,
+		 "https://HOST/BUCKET/KEY addresses (custom\n"
+		 "endpoints have them anyway)"),
 	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
 	ROW_BOOL(0, "follow-symlinks", follow_symlinks, INPUTS,
 		 "follow symbolic links found under directories"),
@@ -357,12 +375,15 @@ _Static_assert(sizeof(convert_opts) / sizeof(convert_opts[0]) <= OPTS_MAX,
 	       "more options than OPTS_MAX");
 
 #undef OUTPUT
+#undef S3
 #undef INPUTS
 #undef CONTENT
 #undef RUNNING
 
 static const char *const section_titles[] = {
 	[OPT_SEC_OUTPUT] = "Output",
+	[OPT_SEC_S3] =
+		"Publishing to S3 (-o s3://BUCKET[/PREFIX]; credentials as the AWS CLI finds them)",
 	[OPT_SEC_INPUTS] = "Inputs",
 	[OPT_SEC_CONTENT] = "What goes in",
 	[OPT_SEC_RUNNING] = "Running",

@@ -26,6 +26,7 @@ enum opt_kind {
 /* The part of --help a row is listed in, in this order. */
 enum opt_section {
 	OPT_SEC_OUTPUT,
+	OPT_SEC_S3,
 	OPT_SEC_INPUTS,
 	OPT_SEC_CONTENT,
 	OPT_SEC_RUNNING,

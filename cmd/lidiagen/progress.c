@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "publish.h"
 #include "usage.h"
 
 /* ---- the progress line -------------------------------------------------- */
@@ -324,6 +325,18 @@ static void reason(FILE *f, bool *first, size_t n, const char *what)
 	*first = false;
 }
 
+/* What publishing cost: "; 12 requests (10 HEAD, 2 PUT, 0 retried), 1.2 MiB sent". */
+static void print_requests(struct publish *p)
+{
+	struct s3_stats st;
+
+	publish_stats(p, &st);
+	fprintf(stderr,
+		"; %" PRIu64 " requests (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64
+		" retried), %.1f MiB sent",
+		st.requests, st.heads, st.puts, st.retries, (double)st.bytes_sent / (1 << 20));
+}
+
 void print_summary(struct batch *b)
 {
 	size_t skipped = b->nothing + b->skipped_shard;
@@ -331,19 +344,29 @@ void print_summary(struct batch *b)
 
 	for (int r = SKIP_NO_KEY; r < SKIP_REASONS; r++)
 		skipped += b->skipped[r];
-	fprintf(stderr, "lidiagen: %zu files, %zu ELF, %zu build IDs: %zu written", b->files,
-		b->elves, b->ngroups - b->skipped_shard, b->converted + b->replaced);
+	fprintf(stderr,
+		"lidiagen: %s%zu files, %zu ELF, %zu build IDs: ", b->o->dry_run ? "dry run: " : "",
+		b->files, b->elves, b->ngroups - b->skipped_shard);
+	if (b->o->dry_run)
+		fprintf(stderr, "%zu would be %s (%zu over another)", b->planned,
+			b->o->bucket ? "uploaded" : "written", b->planned_over);
+	else
+		fprintf(stderr, "%zu %s", b->converted + b->replaced,
+			b->o->bucket ? "uploaded" : "written");
 	if (b->replaced)
 		fprintf(stderr, " (%zu replaced)", b->replaced);
-	fprintf(stderr, ", %zu kept; %zu skipped", b->kept, skipped);
+	fprintf(stderr, ", %zu %s; %zu skipped", b->kept, b->o->bucket ? "exist" : "kept", skipped);
 	reason(stderr, &first, b->skipped[SKIP_NO_KEY], "no build ID");
 	reason(stderr, &first, b->skipped[SKIP_SHORT_KEY], "build ID too short");
 	reason(stderr, &first, b->skipped[SKIP_NOT_LINKED], "not linked");
 	reason(stderr, &first, b->skipped[SKIP_NOT_PROGRAM], "not a program");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
 	reason(stderr, &first, b->skipped_shard, "other shards");
-	fprintf(stderr, "%s; %zu warning%s%s; %zu failed\n", first ? "" : ")", b->warnings,
+	fprintf(stderr, "%s; %zu warning%s%s; %zu failed", first ? "" : ")", b->warnings,
 		b->warnings == 1 ? "" : "s",
 		b->warnings && b->o->strict ? " (failures: --strict)" : "",
 		b->failed + b->failed_inputs);
+	if (b->o->bucket)
+		print_requests(b->o->bucket);
+	fputc('\n', stderr);
 }

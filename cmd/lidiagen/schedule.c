@@ -113,18 +113,13 @@ static bool group_ready(const struct batch *b, const struct group *g)
 /* Whether a group must be converted at all (or its output is known to be enough). */
 static bool needs_work(struct batch *b, struct group *g)
 {
-	char path[PATH_MAX];
-	struct existing ex;
-
-	if (g->done)
+	/* A dry run reads no image but a poor group's (cheap): convert_group plans the others. */
+	if (g->done || (b->o->dry_run && !g->poor))
 		return false;
-	if (b->o->force || !strcmp(b->o->out_dir, "-") ||
-	    lidia_store_key(g->out_key, sizeof(g->out_key), g->key, &b->o->store))
+	if (b->o->force || !strcmp(b->o->out_dir, "-") || output_probe(b, g))
 		return true;
-	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
 	/* Groups are settled in convert_group; this only spares the archive reads. */
-	existing_read(path, false, &ex);
-	return !settles_unread(b, g, &ex);
+	return !settles_unread(b, g, &g->there);
 }
 
 /*

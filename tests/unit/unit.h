@@ -11,9 +11,11 @@
 
 static int unit_failed;
 
+/* cond is evaluated once: it may have side effects. */
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
-		if (cond) {                                                     \
+		int check_ok_ = !!(cond);                                       \
+		if (check_ok_) {                                                \
 			printf("ok - ");                                        \
 		} else {                                                        \
 			printf("not ok - ");                                    \
@@ -21,7 +23,7 @@ static int unit_failed;
 		}                                                               \
 		printf(__VA_ARGS__);                                            \
 		printf("\n");                                                   \
-		if (!(cond))                                                    \
+		if (!check_ok_)                                                 \
 			printf("# failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
 	} while (0)
 

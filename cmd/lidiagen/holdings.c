@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a lidia file holds (holdings.h), read with the library's reader, CRCs checked. */
+#include <string.h>
+
+#include "holdings.h"
+#include "sha256.h"
+
+const char *const level_name[4] = { "nothing", "symbols", "symbols+lines",
+				    "symbols+lines+inlines" };
+
+int level_parse(const char *name)
+{
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, level_name[i]))
+			return i;
+	return -1;
+}
+
+void counts_read(const struct lidia_reader *r, struct counts *c)
+{
+	struct lidia_file_info fi;
+
+	memset(c, 0, sizeof(*c));
+	lidia_reader_info(r, &fi);
+	c->line_rows = (size_t)fi.lines.count;
+	for (size_t i = 0; i < lidia_reader_count(r); i++) {
+		struct lidia_range_info ri;
+
+		if (lidia_reader_range(r, i, &ri))
+			continue;
+		if (ri.depth)
+			c->inline_ranges++;
+		else
+			c->functions++;
+	}
+}
+
+/* Counts, level and size from an open reader. */
+static void existing_from(struct lidia_reader *r, struct existing *ex)
+{
+	struct lidia_file_info fi;
+
+	lidia_reader_info(r, &fi);
+	counts_read(r, &ex->counts);
+	ex->valid = true;
+	ex->level = counts_level(&ex->counts);
+	ex->size = fi.file_size;
+}
+
+void existing_read(const char *path, bool want_sha, struct existing *ex)
+{
+	struct lidia_reader *r;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->level = LEVEL_NONE;
+	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
+		return;
+	existing_from(r, ex);
+	lidia_reader_close(r);
+	if (want_sha)
+		sha256_file(path, ex->sha);
+}
+
+void existing_read_mem(const void *buf, size_t size, struct existing *ex)
+{
+	struct lidia_reader *r;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->level = LEVEL_NONE;
+	if (lidia_reader_open_mem(&r, buf, size, &LIDIA_READER_OPTS(.check_crc = true)))
+		return;
+	existing_from(r, ex);
+	lidia_reader_close(r);
+	sha256_hex(buf, size, ex->sha);
+}
+
+enum level stats_level(const struct lidia_extract_stats *st)
+{
+	return st->inline_ranges ? LEVEL_INLINES : st->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
+}
+
+enum level counts_level(const struct counts *c)
+{
+	if (!c->functions && !c->inline_ranges)
+		return LEVEL_NONE; /* holds nothing: never enough */
+	return c->inline_ranges ? LEVEL_INLINES : c->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
+}

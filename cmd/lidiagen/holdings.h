@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What a lidia file holds: its level (symbols < lines < inline frames) and
+ * its counts, as `lidiagen info` counts them, read from a file or from
+ * bytes. The batch's keep-or-replace (keep.c) and publishing (publish.c,
+ * cmd_upload.c) decide by these.
+ */
+#ifndef LIDIAGEN_HOLDINGS_H
+#define LIDIAGEN_HOLDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lidia.h"
+
+/* How much an output holds: each level includes the ones below; NONE: no function. */
+enum level { LEVEL_NONE, LEVEL_SYMBOLS, LEVEL_LINES, LEVEL_INLINES };
+
+/* "nothing", "symbols", "symbols+lines", "symbols+lines+inlines": also the metadata's words. */
+extern const char *const level_name[4];
+
+/* The level level_name[] names; -1 for any other word. */
+int level_parse(const char *name);
+
+/* What a lidia file holds, as `lidiagen info` counts it (counts_read). */
+struct counts {
+	size_t functions;     /* ranges of depth 0 */
+	size_t inline_ranges; /* ranges of depth > 0 */
+	size_t line_rows;     /* the rows of the file's line table */
+};
+
+/* What an output already there (in the tree, or in the bucket) holds. */
+struct existing {
+	bool valid;	  /* a lidia file whose CRCs hold (in a bucket: with our metadata) */
+	enum level level; /* LEVEL_NONE: no readable output, or no function in it */
+	struct counts counts;
+	uint64_t size;
+	char sha[65]; /* only when asked for */
+};
+
+/* What the output at path holds (LEVEL_NONE when missing); its sha256 too when want_sha. */
+void existing_read(const char *path, bool want_sha, struct existing *ex);
+
+/* The same of a lidia file's bytes (sha256 always). */
+void existing_read_mem(const void *buf, size_t size, struct existing *ex);
+
+/* A lidia file's counts, as `lidiagen info` counts them. */
+void counts_read(const struct lidia_reader *r, struct counts *c);
+
+/* The level extraction statistics give, and the level a file's counts show. */
+enum level stats_level(const struct lidia_extract_stats *st);
+enum level counts_level(const struct counts *c);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The bucket outputs go to (-o s3://BUCKET/PREFIX, and `lidiagen upload`):
+ * its settings, checked once before any work, and a client per thread at
+ * work, each keeping its connection. An object's metadata says what it
+ * holds, so what the bucket has is known from a HEAD, without its body:
+ * the same decisions as for a tree on disk (keep.c), plus one: an object
+ * lidiagen did not write (Pyroscope's own, made from symbols alone) is
+ * replaced.
+ */
+#ifndef LIDIAGEN_PUBLISH_H
+#define LIDIAGEN_PUBLISH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "holdings.h"
+#include "s3.h"
+
+struct publish;
+
+/*
+ * The bucket of url, configured the AWS way (s3.h, s3_config_load) and
+ * checked with a HEAD of the bucket. On failure a negative errno and one
+ * line in err; usage is set when the failure is the command line's or
+ * the configuration's (exit 2), not the bucket's (exit 1).
+ */
+int publish_open(struct publish **out, const char *url, const struct s3_overrides *ov, char *err,
+		 size_t err_size, bool *usage);
+
+/* The requests made and bytes sent, for the summary; then everything freed. */
+void publish_close(struct publish *p, struct s3_stats *st);
+
+/* The requests made and bytes sent so far by the clients not at work. */
+void publish_stats(struct publish *p, struct s3_stats *st);
+
+/* "s3://BUCKET/PREFIX": where the keys are, for messages. */
+const char *publish_url(const struct publish *p);
+
+/* Where credentials came from ("environment", ...), for -v: never a secret. */
+const char *publish_credentials_source(const struct publish *p);
+
+/*
+ * What the bucket holds at key: *exists, and in ex what our metadata says
+ * (ex->valid: it is ours; else level NONE, and it is to be replaced). On
+ * failure a negative errno and one line in err (the key, S3's code).
+ */
+int publish_probe(struct publish *p, const char *key, struct existing *ex, bool *exists, char *err,
+		  size_t err_size);
+
+/* PUT the file's bytes at key, with what it holds (ex, sha included) as metadata. */
+int publish_put(struct publish *p, const char *key, const void *buf, size_t size,
+		const struct existing *ex, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The instance's role credentials from the EC2 instance metadata service,
+ * version 2 (session tokens), as the AWS SDKs fetch them:
+ *
+ *   PUT /latest/api/token              (X-aws-ec2-metadata-token-ttl-seconds)
+ *   GET /latest/meta-data/iam/security-credentials/        the role's name
+ *   GET /latest/meta-data/iam/security-credentials/ROLE    JSON credentials
+ *
+ * the last two with the token in X-aws-ec2-metadata-token. Off EC2 the
+ * address answers nothing, so the timeouts are short and a run without
+ * credentials fails in seconds. The service is reached directly (a proxy
+ * would see the credentials), answers are capped at 64 KiB, and everything
+ * it says is checked before use: the JSON by a small scanner that keeps
+ * within its buffer whatever it is given.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "imds.h"
+
+#define IMDS_ENDPOINT "http://169.254.169.254"
+#define IMDS_ENDPOINT_IPV6 "http://[fd00:ec2::254]"
+#define IMDS_BASE_MAX 256
+#define IMDS_BODY_MAX (64 * 1024)
+#define IMDS_TOKEN_TTL "21600" /* seconds: the most the service grants */
+#define IMDS_TOKEN_MAX 1024
+#define IMDS_ROLE_MAX 64 /* IAM's limit on role names */
+#define IMDS_CREDENTIALS_PATH "/latest/meta-data/iam/security-credentials/"
+#define DEFAULT_CONNECT_MS 1000
+#define DEFAULT_TOTAL_MS 2000
+#define DEFAULT_ATTEMPTS 2
+#define TIMEOUT_MAX 3600
+#define ATTEMPTS_MAX 10
+#define JSON_DEPTH_MAX 16
+
+/* One fetch: the handle, the settings, and the last answer. */
+struct imds {
+	CURL *curl;
+	char base[IMDS_BASE_MAX]; /* the endpoint, without trailing '/' */
+	long connect_ms, total_ms;
+	unsigned attempts;
+	char curl_err[CURL_ERROR_SIZE];
+	char token_header[IMDS_TOKEN_MAX + 64];
+	char role[IMDS_ROLE_MAX + 1];
+	size_t len;
+	char body[IMDS_BODY_MAX + 1];
+};
+
+/* ---- a JSON object's string members ---- */
+
+struct scan {
+	const char *p, *end;
+};
+
+static void skip_space(struct scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+/* The next byte if it is ch (consumed), else false. */
+static bool take(struct scan *s, char ch)
+{
+	skip_space(s);
+	if (s->p >= s->end || *s->p != ch)
+		return false;
+	s->p++;
+	return true;
+}
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The escape after a '\': its byte; 0 for a \u beyond ASCII (or \u0000),
+ * which credentials never hold; -EBADMSG for a malformed one.
+ */
+static int scan_escape(struct scan *s)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *e;
+	int v = 0;
+
+	if (s->p >= s->end)
+		return -EBADMSG;
+	if (*s->p != 'u') {
+		e = memchr(from, *s->p, sizeof(from) - 1);
+		s->p++;
+		return e ? to[e - from] : -EBADMSG;
+	}
+	if (s->end - s->p < 5)
+		return -EBADMSG;
+	for (int i = 1; i <= 4; i++) {
+		int d = hex_digit(s->p[i]);
+
+		if (d < 0)
+			return -EBADMSG;
+		v = v * 16 + d;
+	}
+	s->p += 5;
+	return v < 0x80 ? v : 0;
+}
+
+/*
+ * The string at s->p, decoded into out when out is not NULL (decoding
+ * never lengthens it: the bytes left in the input are room enough).
+ * Decoded, it must be ASCII; skipped, anything valid goes.
+ */
+static int scan_string(struct scan *s, char *out)
+{
+	size_t n = 0;
+
+	if (!take(s, '"'))
+		return -EBADMSG;
+	while (s->p < s->end) {
+		int ch = (unsigned char)*s->p++;
+
+		if (ch == '"') {
+			if (out)
+				out[n] = '\0';
+			return 0;
+		}
+		if (ch < 0x20)
+			return -EBADMSG;
+		if (ch == '\\' && (ch = scan_escape(s)) < 0)
+			return ch;
+		if (!ch && out)
+			return -EBADMSG;
+		if (out)
+			out[n++] = (char)ch;
+	}
+	return -EBADMSG;
+}
+
+static int scan_value(struct scan *s, int depth);
+
+/* An object or array at s->p, skipped; members up to JSON_DEPTH_MAX deep. */
+static int scan_container(struct scan *s, int depth)
+{
+	char close = *s->p++ == '{' ? '}' : ']';
+	int ret;
+
+	if (depth > JSON_DEPTH_MAX)
+		return -EBADMSG;
+	if (take(s, close))
+		return 0;
+	do {
+		if (close == '}' && ((ret = scan_string(s, NULL)) || !take(s, ':')))
+			return ret ? ret : -EBADMSG;
+		if ((ret = scan_value(s, depth)))
+			return ret;
+	} while (take(s, ','));
+	return take(s, close) ? 0 : -EBADMSG;
+}
+
+/* One value, skipped: a string, an object, an array, or a number or literal. */
+static int scan_value(struct scan *s, int depth)
+{
+	const char *start;
+
+	skip_space(s);
+	if (s->p >= s->end)
+		return -EBADMSG;
+	if (*s->p == '"')
+		return scan_string(s, NULL);
+	if (*s->p == '{' || *s->p == '[')
+		return scan_container(s, depth + 1);
+	for (start = s->p; s->p < s->end; s->p++)
+		if (!((*s->p >= '0' && *s->p <= '9') || (*s->p >= 'a' && *s->p <= 'z') ||
+		      *s->p == '-' || *s->p == '+' || *s->p == '.' || *s->p == 'E'))
+			break;
+	return s->p > start ? 0 : -EBADMSG;
+}
+
+/* Whether the member name at s->p (consumed) is name. */
+static int scan_name(struct scan *s, const char *name, bool *match)
+{
+	char buf[64];
+	struct scan copy;
+	int ret;
+
+	skip_space(s);
+	copy = *s;
+	if ((ret = scan_string(s, NULL)))
+		return ret;
+	*match = (size_t)(s->p - copy.p) <= sizeof(buf) && !scan_string(&copy, buf) &&
+		 !strcmp(buf, name);
+	return 0;
+}
+
+/*
+ * The string member name of the top-level object in text, as a malloc'd
+ * string: 0; -ENOENT when it has none, -EBADMSG when the text is not such
+ * an object or the member not such a string.
+ */
+static int json_string_member(const char *text, size_t len, const char *name, char **out)
+{
+	struct scan s = { text, text + len };
+	bool match;
+	int ret;
+
+	if (!take(&s, '{'))
+		return -EBADMSG;
+	if (take(&s, '}'))
+		return -ENOENT;
+	do {
+		if ((ret = scan_name(&s, name, &match)) || !take(&s, ':'))
+			return ret ? ret : -EBADMSG;
+		if (!match) {
+			if ((ret = scan_value(&s, 1)))
+				return ret;
+			continue;
+		}
+		skip_space(&s);
+		if (s.p >= s.end || *s.p != '"')
+			return -EBADMSG;
+		/* Room for all that is left: the string, decoded, is shorter. */
+		if (!(*out = malloc((size_t)(s.end - s.p))))
+			return -ENOMEM;
+		if ((ret = scan_string(&s, *out))) {
+			free(*out);
+			*out = NULL;
+		}
+		return ret;
+	} while (take(&s, ','));
+	return take(&s, '}') ? -ENOENT : -EBADMSG;
+}
+
+/* ---- requests ---- */
+
+static size_t body_write(char *data, size_t size, size_t count, void *arg)
+{
+	struct imds *m = arg;
+	size_t n = size * count; /* size is 1: libcurl's promise */
+
+	/* Returning less than n stops the transfer. */
+	if (n > IMDS_BODY_MAX - m->len)
+		return 0;
+	memcpy(m->body + m->len, data, n);
+	m->len += n;
+	return n;
+}
+
+static void request_setup(struct imds *m, const char *url, struct curl_slist *headers, bool put)
+{
+	CURL *h = m->curl;
+
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->connect_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, m->total_ms);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, m->curl_err);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, m);
+	if (put) {
+		/* An empty body, sent with its Content-Length: 0. */
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+	}
+}
+
+/* Failures worth another attempt: no answer, or the service failing. */
+static bool retryable(int ret)
+{
+	return ret == -EAGAIN || ret == -ETIMEDOUT || ret == -ECONNREFUSED || ret == -EIO;
+}
+
+static int transport_error(struct imds *m, CURLcode rc, char *err, size_t err_size)
+{
+	if (rc == CURLE_WRITE_ERROR) {
+		snprintf(err, err_size, "%s: an answer larger than 64 KiB", m->base);
+		return -EFBIG;
+	}
+	snprintf(err, err_size, "%s: %s", m->base,
+		 m->curl_err[0] ? m->curl_err : curl_easy_strerror(rc));
+	if (rc == CURLE_OUT_OF_MEMORY)
+		return -ENOMEM;
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return -ETIMEDOUT;
+	return rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
+}
+
+/*
+ * One request; its answer in m->body, NUL-terminated. 0 on 200, else a
+ * negative errno (retryable() tells which are worth another attempt).
+ */
+static int imds_request(struct imds *m, bool put, const char *path, const char *header, char *err,
+			size_t err_size)
+{
+	struct curl_slist *headers = NULL, *more;
+	char url[IMDS_BASE_MAX + 128];
+	long status = 0;
+	CURLcode rc;
+
+	snprintf(url, sizeof(url), "%s%s", m->base, path);
+	headers = curl_slist_append(NULL, header);
+	/* No Content-Type for the empty PUT; ours are the only headers that matter. */
+	if (headers && put && (more = curl_slist_append(headers, "Content-Type:")))
+		headers = more;
+	if (!headers) {
+		snprintf(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	m->len = 0;
+	m->curl_err[0] = '\0';
+	request_setup(m, url, headers, put);
+	rc = curl_easy_perform(m->curl);
+	curl_slist_free_all(headers);
+	m->body[m->len] = '\0';
+	if (rc != CURLE_OK)
+		return transport_error(m, rc, err, err_size);
+	curl_easy_getinfo(m->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status == 200)
+		return 0;
+	snprintf(err, err_size, "%s: HTTP %ld for %s %s", m->base, status, put ? "PUT" : "GET",
+		 path);
+	return status >= 500 ? -EAGAIN : status == 404 ? -ENOENT : -EACCES;
+}
+
+/* ---- the three steps ---- */
+
+/* Visible ASCII, no space: safe in a header or a path. */
+static bool visible(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return n > 0;
+}
+
+/* The session token, whole answer of the PUT, into the header the GETs send. */
+static int take_token(struct imds *m, char *err, size_t err_size)
+{
+	size_t n = m->len;
+
+	while (n && (m->body[n - 1] == '\n' || m->body[n - 1] == '\r'))
+		n--;
+	/* It goes into a header: a CR or LF in it would add headers of the service's. */
+	if (n > IMDS_TOKEN_MAX || !visible(m->body, n)) {
+		snprintf(err, err_size, "%s: not a session token", m->base);
+		return -EBADMSG;
+	}
+	snprintf(m->token_header, sizeof(m->token_header), "X-aws-ec2-metadata-token: %.*s", (int)n,
+		 m->body);
+	return 0;
+}
+
+/* The role's name, the answer's first line: IAM's characters only, as it goes into a path. */
+static int take_role(struct imds *m, char *err, size_t err_size)
+{
+	size_t n = strcspn(m->body, "\r\n");
+
+	if (!n) {
+		snprintf(err, err_size, "%s: no IAM role attached to the instance", m->base);
+		return -ENOENT;
+	}
+	if (n > IMDS_ROLE_MAX ||
+	    strspn(m->body,
+		   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+=,.@_-") < n) {
+		snprintf(err, err_size, "%s: not an IAM role name", m->base);
+		return -EBADMSG;
+	}
+	memcpy(m->role, m->body, n);
+	m->role[n] = '\0';
+	return 0;
+}
+
+/* Code, when there, must be "Success"; what it says otherwise is no secret. */
+static int check_code(struct imds *m, char *err, size_t err_size)
+{
+	char *code = NULL;
+	int ret = json_string_member(m->body, m->len, "Code", &code);
+
+	if (ret == -ENOENT || (!ret && !strcmp(code, "Success"))) {
+		free(code);
+		return 0;
+	}
+	if (ret)
+		snprintf(err, err_size, "%s: role '%s': the credentials are not JSON", m->base,
+			 m->role);
+	else
+		snprintf(err, err_size, "%s: role '%s': Code '%.64s'", m->base, m->role,
+			 visible(code, strlen(code)) ? code : "?");
+	free(code);
+	return ret ? ret : -EACCES;
+}
+
+static void wipe_free(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+/* AccessKeyId, SecretAccessKey and Token of the role's JSON into cr, all or none. */
+static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err, size_t err_size)
+{
+	static const char *const names[3] = { "AccessKeyId", "SecretAccessKey", "Token" };
+	char *v[3] = { NULL, NULL, NULL };
+	int ret = check_code(m, err, err_size);
+
+	for (int i = 0; i < 3 && !ret; i++) {
+		ret = json_string_member(m->body, m->len, names[i], &v[i]);
+		if (ret)
+			snprintf(err, err_size, "%s: role '%s': %s %s", m->base, m->role,
+				 ret == -ENOENT ? "no" : "no string", names[i]);
+	}
+	if (ret) {
+		for (int i = 0; i < 3; i++)
+			wipe_free(v[i]);
+		return ret == -ENOENT ? -EBADMSG : ret;
+	}
+	cr->access_key = v[0];
+	cr->secret_key = v[1];
+	cr->session_token = v[2];
+	return 0;
+}
+
+static int imds_once(struct imds *m, struct s3_credentials *cr, char *err, size_t err_size)
+{
+	char path[sizeof(IMDS_CREDENTIALS_PATH) + IMDS_ROLE_MAX];
+	int ret;
+
+	if ((ret = imds_request(m, true, "/latest/api/token",
+				"X-aws-ec2-metadata-token-ttl-seconds: " IMDS_TOKEN_TTL, err,
+				err_size)) ||
+	    (ret = take_token(m, err, err_size)))
+		return ret;
+	ret = imds_request(m, false, IMDS_CREDENTIALS_PATH, m->token_header, err, err_size);
+	if (ret == -ENOENT)
+		snprintf(err, err_size, "%s: no IAM role attached to the instance", m->base);
+	if (ret || (ret = take_role(m, err, err_size)))
+		return ret;
+	snprintf(path, sizeof(path), "%s%s", IMDS_CREDENTIALS_PATH, m->role);
+	if ((ret = imds_request(m, false, path, m->token_header, err, err_size)))
+		return ret;
+	return take_credentials(m, cr, err, err_size);
+}
+
+/* ---- settings ---- */
+
+/* A decimal number in [lo, hi] from the variable, or dflt when it is unset or empty. */
+static int env_number(const char *var, unsigned long lo, unsigned long hi, unsigned long dflt,
+		      unsigned long *out, char *err, size_t err_size)
+{
+	const char *s = getenv(var);
+	unsigned long v = 0;
+
+	*out = dflt;
+	if (!s || !*s)
+		return 0;
+	/* hi is small: v * 10 + 9 cannot overflow while v <= hi. */
+	for (const char *p = s; *p && v <= hi; p++)
+		v = *p >= '0' && *p <= '9' ? v * 10 + (unsigned long)(*p - '0') : hi + 1;
+	if (v < lo || v > hi) {
+		snprintf(err, err_size, "%s: %lu to %lu expected", var, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int imds_endpoint(struct imds *m, char *err, size_t err_size)
+{
+	const char *e = getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT");
+	const char *mode = getenv("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
+	size_t n;
+
+	if (!e || !*e)
+		e = mode && !strcasecmp(mode, "IPv6") ? IMDS_ENDPOINT_IPV6 : IMDS_ENDPOINT;
+	n = strlen(e);
+	while (n && e[n - 1] == '/')
+		n--;
+	if ((strncasecmp(e, "http://", 7) && strncasecmp(e, "https://", 8)) ||
+	    n >= sizeof(m->base) || !visible(e, n)) {
+		snprintf(err, err_size,
+			 "AWS_EC2_METADATA_SERVICE_ENDPOINT: an http:// or https:// URL expected");
+		return -EINVAL;
+	}
+	memcpy(m->base, e, n);
+	m->base[n] = '\0';
+	return 0;
+}
+
+static int imds_setup(struct imds *m, char *err, size_t err_size)
+{
+	unsigned long timeout, attempts;
+	int ret;
+
+	if ((ret = imds_endpoint(m, err, err_size)) ||
+	    (ret = env_number("AWS_METADATA_SERVICE_TIMEOUT", 1, TIMEOUT_MAX, 0, &timeout, err,
+			      err_size)) ||
+	    (ret = env_number("AWS_METADATA_SERVICE_NUM_ATTEMPTS", 1, ATTEMPTS_MAX,
+			      DEFAULT_ATTEMPTS, &attempts, err, err_size)))
+		return ret;
+	m->connect_ms = timeout ? (long)timeout * 1000 : DEFAULT_CONNECT_MS;
+	m->total_ms = timeout ? (long)timeout * 1000 : DEFAULT_TOTAL_MS;
+	m->attempts = (unsigned)attempts;
+	if (!(m->curl = curl_easy_init())) {
+		snprintf(err, err_size, "cannot start libcurl");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int imds_credentials(struct s3_credentials *cr, char *err, size_t err_size)
+{
+	struct imds *m = calloc(1, sizeof(*m)); /* 64 KiB of answer: not for the stack */
+	int ret;
+
+	if (!m) {
+		snprintf(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	if (!(ret = imds_setup(m, err, err_size))) {
+		unsigned tried = 0;
+
+		do
+			ret = imds_once(m, cr, err, err_size);
+		while (ret && retryable(ret) && ++tried < m->attempts);
+	}
+	if (!ret && err_size)
+		err[0] = '\0'; /* not an earlier attempt's failure */
+	if (m->curl)
+		curl_easy_cleanup(m->curl);
+	/* The answers held the credentials, and the token the role's. */
+	explicit_bzero(m, sizeof(*m));
+	free(m);
+	return ret;
+}

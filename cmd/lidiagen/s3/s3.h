@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Publishing to S3-compatible object storage: the store side of the
+ * command, not part of liblidia, so that users who only read or write lidia
+ * files never need libcurl (doc/publishing.md). Like the library, nothing
+ * here prints or exits: errors come back as codes and messages.
+ *
+ *  - aws_config.c: settings the AWS way (options and YAML first, then the
+ *    environment, then the profile files), and credentials from the
+ *    environment, the profile, or the instance metadata service (imds.c);
+ *  - s3_url.c: s3://BUCKET/PREFIX, keys, and the URL of a key (virtual-
+ *    hosted or path style), each character encoded as SigV4 wants;
+ *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
+ *    with x-amz-content-sha256 sent and signed), retried with backoff;
+ *  - s3_object.c: HEAD and PUT of one object and its lidia metadata.
+ */
+#ifndef LIDIAGEN_S3_H
+#define LIDIAGEN_S3_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- aws_config.c: settings and credentials ---- */
+
+/* What the command line and the YAML config say; NULL or false: not given. */
+struct s3_overrides {
+	const char *region;
+	const char *endpoint_url;
+	const char *profile;
+	bool path_style;
+};
+
+struct s3_credentials {
+	char *access_key, *secret_key, *session_token; /* session_token may be NULL */
+	char source[64]; /* "environment", "profile NAME", "instance metadata": never the secret */
+};
+
+struct s3_config {
+	char *bucket;	 /* from s3://BUCKET/PREFIX */
+	char *prefix;	 /* "" or "a/b", without leading or trailing '/' */
+	char *region;	 /* AWS_REGION, AWS_DEFAULT_REGION, profile, --region; else us-east-1 */
+	char *endpoint;	 /* scheme://host[:port][/path] without trailing '/'; NULL: AWS's */
+	bool path_style; /* https://ENDPOINT/BUCKET/KEY rather than https://BUCKET.ENDPOINT/KEY */
+	struct s3_credentials creds;
+	/* retries: at most max_attempts tries per request, within max_retry_seconds in all */
+	unsigned max_attempts;
+	double max_retry_seconds;
+	long connect_timeout_ms, low_speed_seconds; /* a stalled transfer is cut after this */
+};
+
+/*
+ * Fill c for url ("s3://BUCKET[/PREFIX]") from the overrides, the
+ * environment and the AWS files, and find credentials. On failure, a
+ * negative errno and a one-line reason in err (never a secret).
+ */
+int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrides *ov, char *err,
+		   size_t err_size);
+void s3_config_free(struct s3_config *c);
+
+/* Whether arg names a bucket (starts with "s3://"). */
+bool s3_is_url(const char *arg);
+
+/* ---- s3_url.c ---- */
+
+/*
+ * The URL of key (already laid out, "symbolizer/anonymous/<id>") under the
+ * config's prefix, every byte outside A-Za-z0-9-._~/ percent-encoded, into
+ * buf; -ENAMETOOLONG when it does not fit.
+ */
+int s3_object_url(const struct s3_config *c, const char *key, char *buf, size_t size);
+
+/* The bucket's own URL (for HeadBucket): ENDPOINT/BUCKET or scheme://BUCKET.host. */
+int s3_bucket_url(const struct s3_config *c, char *buf, size_t size);
+
+/* PREFIX/key or key: the object's full key, into buf. */
+int s3_full_key(const struct s3_config *c, const char *key, char *buf, size_t size);
+
+/* ---- s3_request.c and s3_object.c: one client per thread ---- */
+
+/* Why a request failed: enough for one line naming the key. */
+struct s3_error {
+	long http_status; /* 0: no response (connection, timeout) */
+	char code[64];	  /* S3's <Code>, or curl's error name */
+	char message[256];
+	unsigned attempts;
+};
+
+/* What was sent, for -v, --dry-run's report and the benchmark. */
+struct s3_stats {
+	uint64_t requests, heads, puts, gets, retries;
+	uint64_t bytes_sent, bytes_received;
+};
+
+/* The lidia metadata of an object (x-amz-meta-lidia-*). */
+struct s3_meta {
+	char holds[32];	  /* "symbols", "symbols+lines", "symbols+lines+inlines" */
+	char sha256[65];  /* of the object's bytes */
+	char version[64]; /* the producer: "lidiagen 0.9.0" */
+	uint64_t functions, inline_ranges, line_rows;
+};
+
+/* What HEAD told of an object. */
+struct s3_head {
+	bool exists;
+	bool ours; /* it carries our metadata (lidiagen wrote it) */
+	uint64_t size;
+	struct s3_meta meta; /* when ours */
+};
+
+struct s3_client;
+
+/* A client: one connection kept open between its requests; used by one thread at a time. */
+int s3_client_new(struct s3_client **out, const struct s3_config *c);
+void s3_client_free(struct s3_client *cl);
+
+/* Add this client's counts to *st and zero them. */
+void s3_client_take_stats(struct s3_client *cl, struct s3_stats *st);
+
+/* HEAD of key: 0 with h->exists false for 404; negative errno and err otherwise. */
+int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_error *err);
+
+/*
+ * PUT of one object, whole in one request (no reader ever sees half of
+ * it), with its metadata, Content-MD5 and x-amz-content-sha256, which the
+ * server checks. Negative errno and err on failure.
+ */
+int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
+	   const struct s3_meta *meta, struct s3_error *err);
+
+/*
+ * Before any work: 0 when the bucket is there and ours to list (and so
+ * our credentials, clock and region are right); else S3's reason:
+ * NoSuchBucket, a wrong region (301), AccessDenied, SignatureDoesNotMatch...
+ */
+int s3_check_bucket(struct s3_client *cl, struct s3_error *err);
+
+/* "403 AccessDenied: Access Denied" and the like, for messages. */
+void s3_error_format(const struct s3_error *err, char *buf, size_t size);
+
+#endif

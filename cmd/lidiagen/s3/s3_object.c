@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * HEAD and PUT of one object. Every request carries x-amz-content-sha256
+ * (S3 refuses a signed request without it, and checks the body against
+ * it) and, with temporary credentials, x-amz-security-token; a PUT also
+ * carries Content-MD5, the checksum every S3-compatible server checks,
+ * and our metadata: what the object holds, its sha256, its counts and the
+ * producing version, so that a later run decides from a HEAD alone.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "md5.h"
+#include "s3_request.h"
+#include "sha256.h"
+
+/* sha256 of nothing: the payload hash of a HEAD. */
+#define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* Append "name: value" to the list; false when out of memory. */
+static bool add_header(struct curl_slist **list, const char *name, const char *value)
+{
+	struct curl_slist *l;
+	char line[2048];
+
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	if (!(l = curl_slist_append(*list, line)))
+		return false;
+	*list = l;
+	return true;
+}
+
+/* The headers every request has: the payload's hash and the session token. */
+static bool add_auth_headers(const struct s3_config *c, struct curl_slist **list,
+			     const char *payload_sha)
+{
+	if (!add_header(list, "x-amz-content-sha256", payload_sha))
+		return false;
+	return !c->creds.session_token ||
+	       add_header(list, "x-amz-security-token", c->creds.session_token);
+}
+
+static bool add_meta_headers(struct curl_slist **list, const struct s3_meta *m)
+{
+	char n[3][24];
+
+	snprintf(n[0], sizeof(n[0]), "%" PRIu64, m->functions);
+	snprintf(n[1], sizeof(n[1]), "%" PRIu64, m->inline_ranges);
+	snprintf(n[2], sizeof(n[2]), "%" PRIu64, m->line_rows);
+	return add_header(list, "x-amz-meta-lidia-holds", m->holds) &&
+	       add_header(list, "x-amz-meta-lidia-sha256", m->sha256) &&
+	       add_header(list, "x-amz-meta-lidia-version", m->version) &&
+	       add_header(list, "x-amz-meta-lidia-functions", n[0]) &&
+	       add_header(list, "x-amz-meta-lidia-inline-ranges", n[1]) &&
+	       add_header(list, "x-amz-meta-lidia-line-rows", n[2]);
+}
+
+int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_error *err)
+{
+	struct s3_request r = { .method = "HEAD", .key = key, .head = h };
+	int e = -ENOMEM;
+
+	memset(h, 0, sizeof(*h));
+	memset(err, 0, sizeof(*err));
+	if (add_auth_headers(cl->c, &r.headers, EMPTY_SHA256))
+		e = s3_request_send(cl, &r, err);
+	if (!e) {
+		h->exists = r.status != 404;
+		/* Our metadata, whole and well formed, or the object is not ours. */
+		h->ours = h->exists && h->ours && strlen(h->meta.sha256) == 64;
+	}
+	s3_request_done(&r);
+	curl_slist_free_all(r.headers);
+	return e;
+}
+
+/*
+ * A listing of no key rather than HeadBucket: it needs the same permission
+ * (s3:ListBucket), and unlike a HEAD its answer to a refusal has a body
+ * with S3's reason (SignatureDoesNotMatch, RequestTimeTooSkewed...).
+ */
+int s3_check_bucket(struct s3_client *cl, struct s3_error *err)
+{
+	struct s3_request r = { .method = "GET", .query = "list-type=2&max-keys=0" };
+	int e = -ENOMEM;
+
+	memset(err, 0, sizeof(*err));
+	if (add_auth_headers(cl->c, &r.headers, EMPTY_SHA256))
+		e = s3_request_send(cl, &r, err);
+	s3_request_done(&r);
+	curl_slist_free_all(r.headers);
+	return e;
+}
+
+int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
+	   const struct s3_meta *meta, struct s3_error *err)
+{
+	struct s3_request r = { .method = "PUT", .key = key, .body = data, .len = len };
+	char sha[65], md5[25];
+	int e = -ENOMEM;
+
+	memset(err, 0, sizeof(*err));
+	sha256_hex(data, len, sha);
+	md5_base64(data, len, md5);
+	/*
+	 * libcurl sends "Expect: 100-continue" before a body over 1 KiB, and a
+	 * refusal then costs no body. It cannot be turned off with "Expect:":
+	 * libcurl 7.88 signs that empty header, which is then not sent.
+	 */
+	if (add_auth_headers(cl->c, &r.headers, sha) &&
+	    add_header(&r.headers, "Content-Type", "application/octet-stream") &&
+	    add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta))
+		e = s3_request_send(cl, &r, err);
+	s3_request_done(&r);
+	curl_slist_free_all(r.headers);
+	return e;
+}

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One S3 request through libcurl: signed by libcurl's own SigV4
+ * (CURLOPT_AWS_SIGV4), which signs the headers we add. libcurl 7.88 does
+ * not send x-amz-content-sha256 itself, and S3 wants it, so s3_object.c
+ * sends it (and the security token) as headers of ours, and they are
+ * signed with the rest. Failures worth another try (the server busy or
+ * failing, the connection lost or stalled) are retried with capped
+ * exponential backoff and full jitter, or after the server's Retry-After,
+ * within the config's attempts and seconds; the others end at once with
+ * S3's own code and message.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "s3_request.h"
+
+#define BACKOFF_BASE_MS 200
+#define BACKOFF_CAP_MS 20000
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result;
+
+static void curl_init(void)
+{
+	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int s3_client_new(struct s3_client **out, const struct s3_config *c)
+{
+	struct s3_client *cl;
+
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_result != CURLE_OK)
+		return -ENOMEM;
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return -ENOMEM;
+	cl->c = c;
+	cl->curl = curl_easy_init();
+	if (!cl->curl) {
+		free(cl);
+		return -ENOMEM;
+	}
+	cl->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)cl;
+	*out = cl;
+	return 0;
+}
+
+void s3_client_free(struct s3_client *cl)
+{
+	if (!cl)
+		return;
+	curl_easy_cleanup(cl->curl);
+	free(cl);
+}
+
+void s3_client_take_stats(struct s3_client *cl, struct s3_stats *st)
+{
+	st->requests += cl->stats.requests;
+	st->heads += cl->stats.heads;
+	st->puts += cl->stats.puts;
+	st->gets += cl->stats.gets;
+	st->retries += cl->stats.retries;
+	st->bytes_sent += cl->stats.bytes_sent;
+	st->bytes_received += cl->stats.bytes_received;
+	memset(&cl->stats, 0, sizeof(cl->stats));
+}
+
+void s3_request_done(struct s3_request *r)
+{
+	free(r->resp);
+	r->resp = NULL;
+	r->resp_len = 0;
+}
+
+/* ---- the transfer's callbacks ---- */
+
+static size_t read_body(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct s3_request *r = arg;
+	size_t n = r->len - r->sent;
+
+	if (n > size * nitems)
+		n = size * nitems;
+	memcpy(buf, (const char *)r->body + r->sent, n);
+	r->sent += n;
+	return n;
+}
+
+/* libcurl rewinds the body when it must send it again on the same request. */
+static int seek_body(void *arg, curl_off_t offset, int origin)
+{
+	struct s3_request *r = arg;
+
+	if (origin != SEEK_SET || offset < 0 || (size_t)offset > r->len)
+		return CURL_SEEKFUNC_FAIL;
+	r->sent = (size_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* The response body: kept up to S3_BODY_MAX (an error document), the rest counted away. */
+static size_t write_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct s3_request *r = arg;
+	size_t n = size * nmemb, keep = n;
+
+	if (r->resp_len + keep > S3_BODY_MAX)
+		keep = S3_BODY_MAX - r->resp_len;
+	if (keep) {
+		char *p = realloc(r->resp, r->resp_len + keep + 1);
+
+		if (!p)
+			return 0;
+		memcpy(p + r->resp_len, data, keep);
+		r->resp = p;
+		r->resp_len += keep;
+		r->resp[r->resp_len] = 0;
+	}
+	return n;
+}
+
+/* Copy a header's value (after "name:"), trimmed, into out. */
+static void header_value(const char *line, size_t len, size_t name_len, char *out, size_t size)
+{
+	const char *v = line + name_len, *end = line + len;
+	size_t n;
+
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	n = (size_t)(end - v) < size - 1 ? (size_t)(end - v) : size - 1;
+	memcpy(out, v, n);
+	out[n] = 0;
+}
+
+static bool header_is(const char *line, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	return len > n && !strncasecmp(line, name, n);
+}
+
+/* Our metadata, from a HEAD's x-amz-meta-lidia-* headers. */
+static void meta_header(struct s3_head *h, const char *line, size_t len)
+{
+	char v[80];
+
+	if (header_is(line, len, "x-amz-meta-lidia-holds:")) {
+		header_value(line, len, 23, h->meta.holds, sizeof(h->meta.holds));
+		h->ours = true;
+	} else if (header_is(line, len, "x-amz-meta-lidia-sha256:")) {
+		header_value(line, len, 24, h->meta.sha256, sizeof(h->meta.sha256));
+	} else if (header_is(line, len, "x-amz-meta-lidia-version:")) {
+		header_value(line, len, 25, h->meta.version, sizeof(h->meta.version));
+	} else if (header_is(line, len, "x-amz-meta-lidia-functions:")) {
+		header_value(line, len, 27, v, sizeof(v));
+		h->meta.functions = strtoull(v, NULL, 10);
+	} else if (header_is(line, len, "x-amz-meta-lidia-inline-ranges:")) {
+		header_value(line, len, 31, v, sizeof(v));
+		h->meta.inline_ranges = strtoull(v, NULL, 10);
+	} else if (header_is(line, len, "x-amz-meta-lidia-line-rows:")) {
+		header_value(line, len, 27, v, sizeof(v));
+		h->meta.line_rows = strtoull(v, NULL, 10);
+	} else if (header_is(line, len, "content-length:")) {
+		header_value(line, len, 15, v, sizeof(v));
+		h->size = strtoull(v, NULL, 10);
+	}
+}
+
+static size_t read_header(char *line, size_t size, size_t nitems, void *arg)
+{
+	struct s3_request *r = arg;
+	size_t len = size * nitems;
+
+	/* A new response (after a 100 Continue, say): forget the last one's headers. */
+	if (header_is(line, len, "HTTP/")) {
+		r->retry_after[0] = 0;
+		if (r->head)
+			memset(r->head, 0, sizeof(*r->head));
+	} else if (header_is(line, len, "retry-after:")) {
+		header_value(line, len, 12, r->retry_after, sizeof(r->retry_after));
+	} else if (header_is(line, len, "x-amz-bucket-region:")) {
+		header_value(line, len, 20, r->bucket_region, sizeof(r->bucket_region));
+	} else if (r->head) {
+		meta_header(r->head, line, len);
+	}
+	return len;
+}
+
+/* ---- one attempt ---- */
+
+static void set_common(struct s3_client *cl, struct s3_request *r, const char *url, char *sigv4)
+{
+	const struct s3_config *c = cl->c;
+	CURL *h = cl->curl;
+
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	/* The path is signed as written: libcurl must not tidy "/./" away after signing. */
+	curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+	/* A transfer that moves under 1 byte/s for this long has stalled: cut it, and retry. */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->low_speed_seconds);
+	curl_easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
+	curl_easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
+	snprintf(sigv4, 128, "aws:amz:%s:s3", c->region);
+	curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, read_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	if (!strcmp(r->method, "HEAD")) {
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	} else if (!strcmp(r->method, "PUT")) {
+		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(h, CURLOPT_READFUNCTION, read_body);
+		curl_easy_setopt(h, CURLOPT_READDATA, r);
+		curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_body);
+		curl_easy_setopt(h, CURLOPT_SEEKDATA, r);
+		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
+	}
+}
+
+/* S3's <Code> or <Message> from an error document, into out. */
+static void xml_field(const char *doc, const char *tag, char *out, size_t size)
+{
+	char open[32], close[32];
+	const char *s, *e;
+
+	snprintf(open, sizeof(open), "<%s>", tag);
+	snprintf(close, sizeof(close), "</%s>", tag);
+	if (!doc || !(s = strstr(doc, open)) || !(e = strstr(s, close)))
+		return;
+	s += strlen(open);
+	snprintf(out, size, "%.*s", (int)(e - s), s);
+}
+
+/* A name for a status that came without S3's error document. */
+static const char *status_name(long status)
+{
+	switch (status) {
+	case 301:
+		return "PermanentRedirect";
+	case 400:
+		return "BadRequest";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "NotFound";
+	case 405:
+		return "MethodNotAllowed";
+	case 429:
+		return "TooManyRequests";
+	case 500:
+		return "InternalError";
+	case 501:
+		return "NotImplemented";
+	case 503:
+		return "ServiceUnavailable";
+	default:
+		return "Error";
+	}
+}
+
+/* What failed, from the response (or its absence). */
+static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->http_status = cc == CURLE_OK ? r->status : 0;
+	if (cc != CURLE_OK) {
+		snprintf(err->code, sizeof(err->code), "%s",
+			 cc == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
+		snprintf(err->message, sizeof(err->message), "%s", curl_easy_strerror(cc));
+		return;
+	}
+	xml_field(r->resp, "Code", err->code, sizeof(err->code));
+	xml_field(r->resp, "Message", err->message, sizeof(err->message));
+	/* A HEAD's answer has no body: the status is all there is. */
+	if (!err->code[0])
+		snprintf(err->code, sizeof(err->code), "%s", status_name(r->status));
+	if (r->status == 301 && r->bucket_region[0])
+		snprintf(err->message, sizeof(err->message),
+			 "the bucket is in region %s: set --region %s", r->bucket_region,
+			 r->bucket_region);
+}
+
+/* Whether a failed attempt is worth another. */
+static bool retryable(CURLcode cc, long status)
+{
+	switch (cc) {
+	case CURLE_OK:
+		return (status >= 500 && status != 501) || status == 429 || status == 408;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SEND_FAIL_REWIND:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* How long to wait before attempt n + 1 (n >= 1): Retry-After, else full jitter. */
+static double backoff_seconds(struct s3_client *cl, const struct s3_request *r, unsigned n)
+{
+	unsigned long cap = BACKOFF_BASE_MS << (n < 8 ? n : 8);
+
+	if (r->retry_after[0]) {
+		char *end;
+		double s = strtod(r->retry_after, &end);
+
+		if (end != r->retry_after && s >= 0 && s <= 3600)
+			return s;
+	}
+	if (cap > BACKOFF_CAP_MS)
+		cap = BACKOFF_CAP_MS;
+	return (double)(rand_r(&cl->rand_state) % (cap + 1)) / 1000.0;
+}
+
+static void count(struct s3_client *cl, const struct s3_request *r, unsigned attempt)
+{
+	curl_off_t up = 0, down = 0;
+
+	curl_easy_getinfo(cl->curl, CURLINFO_SIZE_UPLOAD_T, &up);
+	curl_easy_getinfo(cl->curl, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	cl->stats.requests++;
+	cl->stats.bytes_sent += (uint64_t)up;
+	cl->stats.bytes_received += (uint64_t)down;
+	if (attempt > 1)
+		cl->stats.retries++;
+	if (!strcmp(r->method, "HEAD"))
+		cl->stats.heads++;
+	else if (!strcmp(r->method, "PUT"))
+		cl->stats.puts++;
+	else
+		cl->stats.gets++;
+}
+
+static bool succeeded(const struct s3_request *r)
+{
+	return r->status < 300 || (r->status == 404 && !strcmp(r->method, "HEAD"));
+}
+
+/*
+ * The object's URL, or the bucket's with its query. libcurl 7.88 signs the
+ * query as written, unsorted: callers write its parameters in order.
+ */
+static int request_url(const struct s3_config *c, const struct s3_request *r, char *url,
+		       size_t size)
+{
+	size_t n;
+	int e;
+
+	if (r->key)
+		return s3_object_url(c, r->key, url, size);
+	if ((e = s3_bucket_url(c, url, size)))
+		return e;
+	n = strlen(url);
+	if (snprintf(url + n, size - n, "/%s%s", r->query ? "?" : "", r->query ? r->query : "") >=
+	    (int)(size - n))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
+{
+	const struct s3_config *c = cl->c;
+	char url[4096], sigv4[128];
+	double start = now_seconds();
+	unsigned attempt = 0;
+	CURLcode cc;
+	int e;
+
+	if ((e = request_url(c, r, url, sizeof(url))))
+		return e;
+	for (;;) {
+		double wait;
+
+		attempt++;
+		s3_request_done(r);
+		r->status = 0;
+		r->sent = 0;
+		set_common(cl, r, url, sigv4);
+		cc = curl_easy_perform(cl->curl);
+		curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
+		count(cl, r, attempt);
+		if (cc == CURLE_OK && succeeded(r))
+			return 0;
+		describe(r, cc, err);
+		err->attempts = attempt;
+		if (!retryable(cc, r->status) || attempt >= c->max_attempts)
+			break;
+		wait = backoff_seconds(cl, r, attempt);
+		if (now_seconds() - start + wait > c->max_retry_seconds)
+			break;
+		usleep((useconds_t)(wait * 1e6));
+	}
+	return cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
+}
+
+void s3_error_format(const struct s3_error *err, char *buf, size_t size)
+{
+	char tries[48] = "";
+
+	if (err->attempts > 1)
+		snprintf(tries, sizeof(tries), " (after %u attempts)", err->attempts);
+	if (err->http_status)
+		snprintf(buf, size, "%ld %s%s%s%s", err->http_status, err->code,
+			 err->message[0] ? ": " : "", err->message, tries);
+	else
+		snprintf(buf, size, "%s: %s%s", err->code, err->message, tries);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One signed S3 request, retried (s3_request.c), for s3_object.c: the
+ * client's internals, shared by those two files only.
+ */
+#ifndef LIDIAGEN_S3_REQUEST_H
+#define LIDIAGEN_S3_REQUEST_H
+
+#include <curl/curl.h>
+
+#include "s3.h"
+
+/* The response bodies kept: S3's error documents are small. */
+#define S3_BODY_MAX 65536
+
+struct s3_client {
+	const struct s3_config *c;
+	CURL *curl;
+	struct s3_stats stats;
+	unsigned rand_state; /* the jitter's generator */
+};
+
+/* A request and what came back of it. */
+struct s3_request {
+	const char *method; /* "HEAD", "PUT" or "GET" */
+	const char *key;    /* laid out, without the prefix; NULL: the bucket itself */
+	const char *query;  /* of a request to the bucket: its parameters, in sorted order */
+	const void *body;   /* PUT's */
+	size_t len;
+	struct curl_slist *headers; /* extra headers, signed with the rest */
+	/* the response */
+	long status;
+	char *resp;
+	size_t resp_len;
+	char retry_after[16];
+	char bucket_region[64]; /* x-amz-bucket-region, for a wrong region's message */
+	struct s3_head *head;	/* headers to read into (HEAD), or NULL */
+	size_t sent;		/* of body, by the read callback */
+};
+
+/*
+ * Send r (again on failures worth retrying: 5xx, 429, timeouts, resets,
+ * with exponential backoff and jitter, honouring Retry-After, within the
+ * config's attempts and seconds). 0 when the server answered with a status
+ * below 400, or 404 for a HEAD; otherwise a negative errno and err.
+ */
+int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err);
+
+/* Release what the response holds. */
+void s3_request_done(struct s3_request *r);
+
+#endif

@@ -1,0 +1,713 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""A fake S3 server for lidiagen's shell tests: strict about SigV4, easy to break.
+
+Run with Debian's /usr/bin/python3 (python3-botocore checks the signatures).
+Listens on 127.0.0.1 only, on a port the OS picks, written to --port-file
+(FILE.tmp, then renamed) once listening; contacts no other address; SIGTERM
+or SIGINT stop it cleanly (exit 0).
+
+    fake_s3.py --port-file F [--log F.jsonl] --access-key AK --secret-key SK
+               [--session-token TOK] [--region us-east-1] [--bucket NAME]...
+               [--max-skew-seconds 900] [--verbose] [--imds-role NAME
+               --imds-access-key AK --imds-secret-key SK --imds-token TOK]
+
+S3, path style (/BUCKET/KEY, the key URL-decoded), in memory; each --bucket
+exists, empty. PUT /b/k stores body, Content-Type and x-amz-meta-* (200,
+ETag "md5hex"); HEAD and GET /b/k give Content-Length, ETag, Content-Type,
+Last-Modified, x-amz-meta-* (404 NoSuchKey); GET /b?list-type=2 is
+ListObjectsV2 (prefix, delimiter, encoding-type=url, max-keys <= 1000, never
+truncated); a missing bucket is 404 NoSuchBucket; anything else 501
+NotImplemented. Errors are S3's XML <Error>; HEAD has no body, so the code
+is in an x-amz-error-code header.
+
+The checks on every S3 request, in S3's order (headers before body):
+  Authorization "AWS4-HMAC-SHA256 Credential=AK/DATE/REGION/s3/aws4_request,
+    SignedHeaders=..., Signature=..." well formed, host and x-amz-date
+    signed, every x-amz-* header sent signed          403 AccessDenied
+  AK accepted                                         403 InvalidAccessKeyId
+  REGION = --region, service s3, DATE = x-amz-date's  400 AuthorizationHeaderMalformed
+  x-amz-date within --max-skew-seconds of now         403 RequestTimeTooSkewed
+  x-amz-security-token sent, signed and equal when the credentials have one
+    (absent when they have none)                      403 InvalidToken
+    and no expire_token fault                         400 ExpiredToken
+  x-amz-content-sha256 sent and signed                400 InvalidRequest
+    (STREAMING-* aws-chunked payloads                 501 NotImplemented)
+  the signature recomputed by botocore's S3SigV4Auth over the request as
+    received: raw path and query, only the SignedHeaders, x-amz-content-sha256
+    as payload hash                                   403 SignatureDoesNotMatch
+    (the message shows botocore's canonical request and string to sign)
+  x-amz-content-sha256 = sha256(body) or UNSIGNED-PAYLOAD
+                                                      400 XAmzContentSHA256Mismatch
+  Content-MD5, if sent, = base64(md5(body))           400 BadDigest
+Accepted credentials: (--access-key, --secret-key, --session-token) and, if
+given, (--imds-access-key, --imds-secret-key, --imds-token).
+
+Control API (no authentication, not logged):
+  POST /_control/faults      JSON body: the fault plan, replacing the old one
+  GET  /_control/faults      the plan, counts as used up so far
+  GET  /_control/log         JSON list of the S3 and IMDS requests so far
+  POST /_control/log/clear   empty it
+  PUT|DELETE /_control/object/B/K   store (body, Content-Type, x-amz-meta-*;
+                             the bucket is made) or delete an object
+  GET  /_control/object/B/K  its raw body, Content-Type, ETag (404 if missing)
+  GET  /_control/meta/B/K    JSON {"x-amz-meta-NAME": value, ...} (lower case)
+A log record: {"method", "path" (raw), "query", "bucket", "key", "status",
+"code", "bytes_in", "signed_headers", "content_type", "meta", "access_key",
+"token" (one was sent), "expect", "imds", "time", "path_canonical"}, also
+appended as a JSON line to --log. The signature is checked over the path as
+sent, as S3 does; "path_canonical" tells whether that path is the key as
+SigV4's UriEncode writes it (RFC 3986 unreserved characters bare, all else
+%XX), so a test can catch a client that encodes otherwise.
+
+Faults (a count N: the next N S3 requests that passed authentication):
+  slowdown N, retry_after S   503 SlowDown, with Retry-After: S if given
+  status_429 N                429 TooManyRequests
+  internal_error N            500 InternalError
+  stall N, stall_seconds S    sleep S (default 60) before answering, sending
+                              nothing (a 100 Continue may have gone already)
+  reset_put N                 the next N PUTs (before any check): read half
+                              the body, then reset the connection (RST)
+  deny true                   every S3 request: 403 AccessDenied
+  expire_token true           requests with a session token: 400 ExpiredToken
+  corrupt_body N              the next N bodies get a byte flipped on arrival,
+                              as if damaged on the way (the checksums see it)
+  clock_offset S              this server's clock runs S seconds ahead (skew)
+HEAD /BUCKET is HeadBucket: 200, or 404 for a bucket that does not exist.
+
+Fake EC2 instance metadata, IMDSv2 (logged with "imds": true):
+  PUT /latest/api/token       X-aws-ec2-metadata-token-ttl-seconds 1..21600
+                              needed; the token as text (other methods 405)
+  GET /latest/meta-data/iam/security-credentials/       the role name
+  GET /latest/meta-data/iam/security-credentials/ROLE   JSON credentials
+The GETs need a valid X-aws-ec2-metadata-token header, else 401.
+"""
+import argparse
+import base64
+import datetime
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, quote, unquote
+from xml.sax.saxutils import escape
+
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.compat import HTTPHeaders
+from botocore.credentials import Credentials
+
+AMZ_DATE = '%Y%m%dT%H%M%SZ'
+FAULT_KEYS = ('slowdown', 'retry_after', 'status_429', 'internal_error',
+              'reset_put', 'stall', 'stall_seconds', 'deny', 'expire_token',
+              'corrupt_body', 'clock_offset')
+XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+# S3's status and message for each error code we give.
+ERRORS = {code: (int(status), message) for code, status, message in (
+    line.split(' ', 2) for line in """
+AccessDenied 403 Access Denied
+InvalidAccessKeyId 403 The AWS Access Key Id you provided does not exist in our records.
+AuthorizationHeaderMalformed 400 The authorization header is malformed.
+RequestTimeTooSkewed 403 The difference between the request time and the current time is too large.
+InvalidToken 403 The provided token is malformed or otherwise invalid.
+ExpiredToken 400 The provided token has expired.
+InvalidRequest 400 Missing required header for this request: x-amz-content-sha256.
+SignatureDoesNotMatch 403 The request signature we calculated does not match the signature you provided. Check your key and signing method.
+XAmzContentSHA256Mismatch 400 The provided 'x-amz-content-sha256' header does not match what was computed.
+BadDigest 400 The Content-MD5 you specified did not match what we received.
+NoSuchBucket 404 The specified bucket does not exist
+NoSuchKey 404 The specified key does not exist.
+NotImplemented 501 A header you provided implies functionality that is not implemented
+SlowDown 503 Please reduce your request rate.
+TooManyRequests 429 Please reduce your request rate.
+InternalError 500 We encountered an internal error. Please try again.
+""".strip().splitlines())}
+
+
+class S3Error(Exception):
+    """An S3 error: code, S3's message plus DETAIL, extra XML elements."""
+
+    def __init__(self, code, detail='', extra=(), headers=()):
+        self.status, self.message = ERRORS[code]
+        if detail:
+            self.message += ' (%s)' % detail
+        super().__init__(self.message)
+        self.code, self.key = code, None
+        self.extra, self.headers = list(extra), list(headers)
+
+
+class Obj:
+    def __init__(self, body, content_type, meta):
+        self.body, self.content_type, self.meta = body, content_type, meta
+        self.etag = '"%s"' % hashlib.md5(body).hexdigest()
+        self.mtime = time.time()
+
+
+class State:
+    """Everything the threads share, behind one lock."""
+
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.buckets = {name: {} for name in args.bucket}
+        self.faults = {}
+        self.log = []
+        self.imds_tokens = {}  # token -> expiry (epoch seconds)
+        # The (access key, secret key, session token or None) accepted.
+        self.creds = [(args.access_key, args.secret_key, args.session_token)]
+        if args.imds_access_key:
+            self.creds.append((args.imds_access_key, args.imds_secret_key,
+                               args.imds_token))
+
+    def take_fault(self, name):
+        """Use up one of the fault count NAME; true if there was one."""
+        with self.lock:
+            if self.faults.get(name, 0) > 0:
+                self.faults[name] -= 1
+                return True
+            return False
+
+    def fault_value(self, name, default=None):
+        with self.lock:
+            return self.faults.get(name, default)
+
+    def record(self, rec):
+        with self.lock:
+            self.log.append(rec)
+            if self.args.log:
+                with open(self.args.log, 'a') as f:
+                    f.write(json.dumps(rec) + '\n')
+
+
+# ---------------------------------------------------------------- signatures
+
+class ClientHeadersSigner(S3SigV4Auth):
+    """botocore's S3 signer, made to sign exactly the client's SignedHeaders.
+
+    SigV4Auth.headers_to_sign() takes every header of the request except a
+    blacklist (expect, user-agent, ...) and adds host; a client may sign any
+    set, so we give botocore that set, values as received, and nothing else.
+    S3SigV4Auth (unlike SigV4Auth) leaves the path as it is: S3 does not
+    normalise it or encode it a second time."""
+
+    def __init__(self, credentials, region, signed_names):
+        super().__init__(credentials, 's3', region)
+        self._signed_names = signed_names
+
+    def headers_to_sign(self, request):
+        header_map = HTTPHeaders()
+        for name in self._signed_names:
+            for value in request.headers.get_all(name) or []:
+                header_map[name] = value  # HTTPMessage appends repeats
+        return header_map
+
+
+def botocore_signature(cred, region, method, url, body, signed_names, headers,
+                       amz_date):
+    """Return (signature, canonical request, string to sign) per botocore."""
+    request = AWSRequest(method=method, url=url, data=body)
+    for name in signed_names:
+        for value in headers.get_all(name) or []:
+            request.headers[name] = value
+    # Not add_auth(): it takes the clock's time and rewrites headers. The
+    # lower-level steps take the client's x-amz-date from the context, and
+    # canonical_request() takes the X-Amz-Content-SHA256 header as the
+    # payload hash when the request has one (we require it signed).
+    request.context['timestamp'] = amz_date
+    signer = ClientHeadersSigner(Credentials(*cred), region, signed_names)
+    canonical = signer.canonical_request(request)
+    string_to_sign = signer.string_to_sign(request, canonical)
+    return signer.signature(string_to_sign, request), canonical, string_to_sign
+
+
+def parse_authorization(value):
+    """Split the Authorization header into (scope, signed names, signature)."""
+    if not value:
+        raise S3Error('AccessDenied', 'no Authorization header; query-string '
+                      'authentication is not supported here')
+    algorithm, _, rest = value.partition(' ')
+    if algorithm != 'AWS4-HMAC-SHA256':
+        raise S3Error('AccessDenied', 'authorization type %r: only '
+                      'AWS4-HMAC-SHA256 is accepted' % algorithm)
+    fields = dict(part.strip().partition('=')[::2] for part in rest.split(','))
+    for name in ('Credential', 'SignedHeaders', 'Signature'):
+        if not fields.get(name):
+            raise S3Error('AccessDenied', 'malformed Authorization header, no '
+                          '%s= in %r' % (name, value))
+    scope = fields['Credential'].split('/')
+    if len(scope) != 5 or scope[4] != 'aws4_request':
+        raise S3Error('AccessDenied', 'malformed Authorization header: '
+                      'Credential=%s is not AK/DATE/REGION/SERVICE/aws4_request'
+                      % fields['Credential'])
+    return scope, fields['SignedHeaders'].split(';'), fields['Signature']
+
+
+def authenticate(state, handler, url, body, rec):
+    """Run the docstring's checks on one request, in its order, or raise."""
+    h = handler.headers
+    scope, signed, signature = parse_authorization(h.get('Authorization'))
+    access_key, date, region, service, _ = scope
+    rec['signed_headers'], rec['access_key'] = signed, access_key
+    for name in ('host', 'x-amz-date'):
+        if name not in signed:
+            raise S3Error('AccessDenied', 'the %s header must be signed' % name)
+    for name in signed:
+        if h.get(name) is None:
+            raise S3Error('AccessDenied', 'signed header %r is not in the '
+                          'request' % name)
+    unsigned = sorted({n.lower() for n in h.keys()
+                       if n.lower().startswith('x-amz-')} - set(signed))
+    if unsigned:
+        raise S3Error('AccessDenied', 'there were headers present in the '
+                      'request which were not signed: ' + ', '.join(unsigned))
+    cred = next((c for c in state.creds if c[0] == access_key), None)
+    if cred is None:
+        raise S3Error('InvalidAccessKeyId', access_key)
+    amz_date = h['x-amz-date']
+    if service != 's3' or region != state.args.region or date != amz_date[:8]:
+        raise S3Error('AuthorizationHeaderMalformed', 'scope %s/%s/%s, '
+                      'expected %s/%s/s3' % (date, region, service,
+                                             amz_date[:8], state.args.region))
+    check_time(amz_date, state.args.max_skew_seconds,
+               float(state.fault_value('clock_offset', 0) or 0))
+    check_token(state, cred, h.get('x-amz-security-token'), signed, rec)
+    payload_hash = h.get('x-amz-content-sha256')
+    if payload_hash is None or 'x-amz-content-sha256' not in signed:
+        raise S3Error('InvalidRequest', 'it must be sent and signed')
+    if payload_hash.startswith('STREAMING-'):
+        raise S3Error('NotImplemented', 'aws-chunked uploads (%s) are not '
+                      'supported by this fake' % payload_hash)
+    mine, canonical, sts = botocore_signature(
+        cred, region, handler.command, url, body, signed, h, amz_date)
+    if not hmac.compare_digest(mine, signature.lower()):
+        raise S3Error('SignatureDoesNotMatch', 'canonical request '
+                      '(botocore):\n%s\nstring to sign:\n%s' % (canonical, sts),
+                      extra=[('CanonicalRequest', canonical),
+                             ('StringToSign', sts),
+                             ('SignatureProvided', signature)])
+    if payload_hash not in ('UNSIGNED-PAYLOAD', hashlib.sha256(body).hexdigest()):
+        raise S3Error('XAmzContentSHA256Mismatch', extra=[
+            ('ClientComputedContentSHA256', payload_hash),
+            ('S3ComputedContentSHA256', hashlib.sha256(body).hexdigest())])
+    md5 = h.get('Content-MD5')
+    if md5 is not None and md5.strip() != base64.b64encode(
+            hashlib.md5(body).digest()).decode():
+        raise S3Error('BadDigest')
+
+
+def check_time(amz_date, max_skew, offset=0.0):
+    """offset: the clock_offset fault, this server's clock set that far ahead."""
+    try:
+        when = datetime.datetime.strptime(amz_date, AMZ_DATE).replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+    except ValueError:
+        raise S3Error('AccessDenied', 'x-amz-date %r is not a valid date'
+                      % amz_date)
+    if abs(time.time() + offset - when) > max_skew:
+        raise S3Error('RequestTimeTooSkewed', 'request time %s' % amz_date)
+
+
+def check_token(state, cred, token, signed, rec):
+    rec['token'] = token is not None
+    expected = cred[2]
+    if token is None and expected is None:
+        return
+    why = ('no x-amz-security-token header' if token is None else
+           'these credentials take no session token' if expected is None else
+           'x-amz-security-token is not signed'
+           if 'x-amz-security-token' not in signed else
+           'not the token issued' if not hmac.compare_digest(token, expected)
+           else None)
+    if why:
+        raise S3Error('InvalidToken', why)
+    if state.fault_value('expire_token'):
+        raise S3Error('ExpiredToken')
+
+
+# ---------------------------------------------------------------- S3 objects
+
+def object_headers(obj):
+    headers = [('ETag', obj.etag), ('Content-Type', obj.content_type),
+               ('Last-Modified', formatdate(obj.mtime, usegmt=True))]
+    return headers + sorted(obj.meta.items())
+
+
+def meta_headers(headers):
+    return {n.lower(): v for n, v in headers.items()
+            if n.lower().startswith('x-amz-meta-')}
+
+
+def xml_elements(pairs):
+    return ''.join('<%s>%s</%s>' % (tag, escape(str(value)), tag)
+                   for tag, value in pairs)
+
+
+def list_objects_v2(bucket_name, bucket, q):
+    """ListObjectsV2 XML for the query's prefix, delimiter and max-keys."""
+    prefix, delim = q.get('prefix', ''), q.get('delimiter', '')
+    max_keys = min(int(q.get('max-keys') or 1000), 1000)
+    # With encoding-type=url clients decode the keys (botocore: unquote_plus),
+    # so a "+" or "%" in a key must be encoded or it comes back wrong.
+    url = q.get('encoding-type') == 'url'
+    enc = (lambda s: quote(s, safe='/~')) if url else (lambda s: s)
+    contents, prefixes = [], []
+    for key in sorted(k for k in bucket if k.startswith(prefix)):
+        cut = key.find(delim, len(prefix)) if delim else -1
+        if cut >= 0 and key[:cut + len(delim)] in prefixes:
+            continue
+        if len(contents) + len(prefixes) == max_keys:
+            break
+        if cut >= 0:
+            prefixes.append(key[:cut + len(delim)])
+            continue
+        obj = bucket[key]
+        mtime = datetime.datetime.fromtimestamp(obj.mtime, datetime.timezone.utc)
+        contents.append('<Contents>%s</Contents>' % xml_elements([
+            ('Key', enc(key)), ('LastModified', mtime.strftime(
+                '%Y-%m-%dT%H:%M:%S.000Z')), ('ETag', obj.etag),
+            ('Size', len(obj.body)), ('StorageClass', 'STANDARD')]))
+    common = ''.join('<CommonPrefixes>%s</CommonPrefixes>'
+                     % xml_elements([('Prefix', enc(p))]) for p in prefixes)
+    head = [('Name', bucket_name), ('Prefix', enc(prefix))]
+    head += [('Delimiter', enc(delim))] if delim else []
+    head += [('EncodingType', 'url')] if url else []
+    head += [('KeyCount', len(contents) + len(prefixes)),
+             ('MaxKeys', max_keys), ('IsTruncated', 'false')]
+    return (XML_HEAD + '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/'
+            '2006-03-01/">%s%s%s</ListBucketResult>' % (
+                xml_elements(head), ''.join(contents), common)).encode()
+
+
+def canonical_path(bucket, key):
+    """The path as SigV4's UriEncode (RFC 3986 unreserved bare) has it."""
+    return '/' + quote(bucket, safe='') + ('/' + quote(key) if key else '')
+
+
+# ---------------------------------------------------------------- handler
+
+class Handler(BaseHTTPRequestHandler):
+    # HTTP/1.1: keep-alive, and handle_expect_100() answers "Expect:
+    # 100-continue" with "100 Continue" before we read the body.
+    protocol_version = 'HTTP/1.1'
+    server_version = 'fake_s3/1'
+
+    @property
+    def state(self):
+        return self.server.state
+
+    def log_message(self, fmt, *args):
+        if self.state.args.verbose:
+            super().log_message(fmt, *args)
+
+    def do_GET(self):
+        raw_path, _, raw_query = self.path.partition('?')
+        try:
+            if raw_path.startswith('/_control/'):
+                self.control(raw_path)
+            elif raw_path.startswith('/latest/'):
+                self.imds(raw_path)
+            else:
+                self.s3(raw_path, raw_query)
+        except ConnectionError:  # the client went away: so do we
+            self.close_connection = True
+
+    do_PUT = do_HEAD = do_POST = do_DELETE = do_GET
+
+    # ---- plumbing
+
+    def read_body(self):
+        if 'chunked' in self.headers.get('Transfer-Encoding', '').lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b';')[0] or b'0', 16)
+                if size == 0:
+                    while self.rfile.readline().strip():  # trailers, then CRLF
+                        pass
+                    return b''.join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get('Content-Length') or 0)
+        body = self.rfile.read(length)
+        if len(body) != length:
+            raise ConnectionError('the body ended early')
+        return body
+
+    def respond(self, status, body=b'', headers=(), content_type=None):
+        """Send a whole response; Content-Length always (HEAD: no body)."""
+        self.send_response(status)
+        if content_type:
+            self.send_header('Content-Type', content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        if self.command != 'HEAD':
+            self.wfile.write(body)
+
+    def respond_json(self, status, value):
+        self.respond(status, json.dumps(value, indent=1).encode() + b'\n',
+                     content_type='application/json')
+
+    def respond_error(self, err):
+        request_id = secrets.token_hex(8).upper()
+        headers = err.headers + [('x-amz-request-id', request_id)]
+        if self.command == 'HEAD':  # no body: say it in headers, one line
+            self.respond(err.status, b'', headers + [
+                ('x-amz-error-code', err.code), ('x-amz-error-message',
+                                                 err.message.replace('\n', ' | ')[:2000])])
+            return
+        pairs = [('Code', err.code), ('Message', err.message)]
+        pairs += [('Key', err.key)] if err.key else []
+        body = '<Error>%s</Error>' % xml_elements(
+            pairs + err.extra + [('RequestId', request_id)])
+        self.respond(err.status, (XML_HEAD + body).encode(), headers,
+                     'application/xml')
+
+    def reset_connection(self):
+        """Abort with a TCP RST: linger on with a 0 timeout, then close.
+
+        rfile holds a reference to the socket: close it first, or the real
+        close would wait for the server's shutdown(), which sends a FIN
+        first (a clean end of stream to the client, not a reset)."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                   struct.pack('ii', 1, 0))
+        self.rfile.close()
+        self.connection.close()
+        self.close_connection = True
+
+    # ---- S3
+
+    def s3(self, raw_path, raw_query):
+        bucket, _, key = raw_path[1:].partition('/')
+        bucket, key = unquote(bucket), unquote(key)
+        rec = {'method': self.command, 'path': raw_path, 'query': raw_query,
+               'bucket': bucket, 'key': key, 'status': None, 'code': None,
+               'bytes_in': 0, 'signed_headers': [],
+               'content_type': self.headers.get('Content-Type'),
+               'meta': meta_headers(self.headers), 'access_key': None,
+               'token': False, 'expect': self.headers.get('Expect'),
+               'imds': False, 'time': time.time(),
+               'path_canonical': raw_path == canonical_path(bucket, key)}
+        try:
+            if self.command == 'PUT' and self.state.take_fault('reset_put'):
+                length = int(self.headers.get('Content-Length') or 0)
+                rec['bytes_in'] = len(self.rfile.read(length // 2))
+                rec['code'] = 'fault:reset_put'
+                return self.reset_connection()
+            body = self.read_body()
+            rec['bytes_in'] = len(body)
+            if body and self.state.take_fault('corrupt_body'):
+                # As if a byte had flipped on the way: the checksums must catch it.
+                body = bytes([body[0] ^ 1]) + body[1:]
+            url = 'http://127.0.0.1:%d%s' % (self.server.server_address[1],
+                                             self.path)
+            authenticate(self.state, self, url, body, rec)
+            self.apply_faults()
+            status, out, headers, ctype = self.s3_operation(
+                bucket, key, raw_query, body)
+            rec['status'] = status
+            self.respond(status, out, headers, ctype)
+        except S3Error as err:
+            rec['status'], rec['code'] = err.status, err.code
+            err.key = key or None
+            self.respond_error(err)
+        finally:
+            self.state.record(rec)
+
+    def apply_faults(self):
+        state = self.state
+        if state.fault_value('deny'):
+            raise S3Error('AccessDenied', 'deny fault')
+        if state.take_fault('stall'):
+            time.sleep(float(state.fault_value('stall_seconds', 60)))
+        if state.take_fault('slowdown'):
+            after = state.fault_value('retry_after')
+            raise S3Error('SlowDown', headers=[] if after is None else [
+                ('Retry-After', str(after))])
+        for name, code in (('status_429', 'TooManyRequests'),
+                           ('internal_error', 'InternalError')):
+            if state.take_fault(name):
+                raise S3Error(code)
+
+    def s3_operation(self, bucket_name, key, raw_query, body):
+        """Do the request; return (status, body, headers, content type)."""
+        query = dict(parse_qsl(raw_query, keep_blank_values=True))
+        query.pop('x-id', None)  # some SDKs add ?x-id=OperationName
+        what = '%s %s' % (self.command, self.path)
+        if not bucket_name:
+            raise S3Error('NotImplemented', 'ListBuckets')
+        with self.state.lock:
+            bucket = self.state.buckets.get(bucket_name)
+            if bucket is None:
+                raise S3Error('NoSuchBucket', extra=[('BucketName',
+                                                      bucket_name)])
+            if not key and not query and self.command == 'HEAD':
+                return 200, b'', [], None  # HeadBucket
+            if not key and self.command == 'GET' and query.get('list-type') == '2':
+                return (200, list_objects_v2(bucket_name, bucket, query), [],
+                        'application/xml')
+            if not key or query:
+                raise S3Error('NotImplemented', what)
+            if self.command == 'PUT':
+                bucket[key] = obj = Obj(body, self.headers.get(
+                    'Content-Type', 'binary/octet-stream'),
+                    meta_headers(self.headers))
+                return 200, b'', [('ETag', obj.etag)], None
+            if self.command in ('GET', 'HEAD'):
+                if key not in bucket:
+                    raise S3Error('NoSuchKey')
+                return 200, bucket[key].body, object_headers(bucket[key]), None
+        raise S3Error('NotImplemented', what)
+
+    # ---- control API
+
+    def control(self, raw_path):
+        body = self.read_body()
+        state, cmd = self.state, self.command
+        what, _, rest = raw_path[len('/_control/'):].partition('/')
+        bucket, _, key = rest.partition('/')
+        if what == 'faults' and cmd == 'POST':
+            try:
+                plan = json.loads(body or b'{}')
+                unknown = sorted(set(plan) - set(FAULT_KEYS))
+            except (ValueError, TypeError) as e:
+                return self.respond_json(400, {'not a JSON object': str(e)})
+            if unknown:
+                return self.respond_json(400, {'unknown fault keys': unknown})
+            with state.lock:
+                state.faults = plan
+            return self.respond_json(200, plan)
+        with state.lock:
+            if what == 'faults' and cmd == 'GET':
+                return self.respond_json(200, state.faults)
+            if what == 'log' and cmd == 'GET' and not rest:
+                return self.respond_json(200, state.log)
+            if what == 'log' and cmd == 'POST' and rest == 'clear':
+                state.log.clear()
+                return self.respond_json(200, [])
+            if what in ('object', 'meta') and bucket and key:
+                return self.control_object(what, unquote(bucket), unquote(key),
+                                           body)
+        self.respond_json(404, {'no such control call': cmd + ' ' + raw_path})
+
+    def control_object(self, what, bucket, key, body):
+        """The object calls of the control API (the caller holds the lock)."""
+        buckets, cmd = self.state.buckets, self.command
+        if what == 'object' and cmd == 'PUT':
+            buckets.setdefault(bucket, {})[key] = Obj(body, self.headers.get(
+                'Content-Type', 'binary/octet-stream'), meta_headers(self.headers))
+            return self.respond_json(200, {'stored': len(body)})
+        obj = buckets.get(bucket, {}).get(key)
+        if obj is None:
+            return self.respond_json(404, {'no such object': [bucket, key]})
+        if what == 'object' and cmd == 'DELETE':
+            del buckets[bucket][key]
+            return self.respond_json(200, {'deleted': [bucket, key]})
+        if what == 'object' and cmd == 'GET':
+            return self.respond(200, obj.body, [('ETag', obj.etag)],
+                                obj.content_type)
+        if what == 'meta' and cmd == 'GET':
+            return self.respond_json(200, obj.meta)
+        self.respond_json(405, {'method not allowed': cmd})
+
+    # ---- IMDSv2
+
+    def imds(self, path):
+        self.read_body()
+        rec = {'method': self.command, 'path': path, 'imds': True,
+               'time': time.time()}
+        rec['status'] = self.imds_answer(path)
+        self.state.record(rec)
+
+    def imds_answer(self, path):
+        """Answer one IMDS request; return the status sent."""
+        args, tokens = self.state.args, self.state.imds_tokens
+        if path == '/latest/api/token':
+            if self.command != 'PUT':
+                return self.text(405, 'Method Not Allowed')
+            ttl = self.headers.get('X-aws-ec2-metadata-token-ttl-seconds', '')
+            if not ttl.isdigit() or not 1 <= int(ttl) <= 21600:
+                return self.text(400, 'Bad Request')
+            token = secrets.token_urlsafe(32)
+            with self.state.lock:
+                tokens[token] = time.time() + int(ttl)
+            return self.text(200, token, [
+                ('X-aws-ec2-metadata-token-ttl-seconds', ttl)])
+        with self.state.lock:
+            expiry = tokens.get(self.headers.get('X-aws-ec2-metadata-token', ''))
+        if expiry is None or expiry < time.time():
+            return self.text(401, 'Unauthorized')
+        base = '/latest/meta-data/iam/security-credentials/'
+        if self.command != 'GET' or not args.imds_role:
+            return self.text(404, 'Not Found')
+        if path == base:
+            return self.text(200, args.imds_role)
+        if path != base + args.imds_role:
+            return self.text(404, 'Not Found')
+        now = datetime.datetime.now(datetime.timezone.utc)
+        iso = '%Y-%m-%dT%H:%M:%SZ'
+        self.respond_json(200, {
+            'Code': 'Success', 'LastUpdated': now.strftime(iso),
+            'Type': 'AWS-HMAC', 'AccessKeyId': args.imds_access_key,
+            'SecretAccessKey': args.imds_secret_key, 'Token': args.imds_token,
+            'Expiration': (now + datetime.timedelta(hours=6)).strftime(iso)})
+        return 200
+
+    def text(self, status, text, headers=()):
+        self.respond(status, text.encode(), headers, 'text/plain')
+        return status
+
+
+# ---------------------------------------------------------------- main
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description='A fake S3 server for tests.')
+    for name in ('--port-file', '--access-key', '--secret-key'):
+        p.add_argument(name, required=True)
+    for name in ('--log', '--session-token', '--imds-role', '--imds-access-key',
+                 '--imds-secret-key', '--imds-token'):
+        p.add_argument(name)
+    p.add_argument('--region', default='us-east-1')
+    p.add_argument('--bucket', action='append', default=[])
+    p.add_argument('--max-skew-seconds', type=float, default=900)
+    p.add_argument('--verbose', action='store_true',
+                   help='log each request to standard error')
+    args = p.parse_args(argv)
+    if bool(args.imds_access_key) != bool(args.imds_secret_key):
+        p.error('--imds-access-key and --imds-secret-key go together')
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    server.daemon_threads = True  # a stalled request must not hold up exit
+    server.state = State(args)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    # serve_forever() runs in a thread: shutdown() waits for it to return, so
+    # it cannot be called from a signal handler interrupting it.
+    threading.Thread(target=server.serve_forever, args=(0.1,),
+                     daemon=True).start()
+    tmp = args.port_file + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write('%d\n' % server.server_address[1])
+    os.rename(tmp, args.port_file)  # readers never see a half-written file
+    stop.wait()  # the main thread still runs signal handlers while it waits
+    server.shutdown()
+    server.server_close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
