@@ -39,6 +39,9 @@ fake_s3_start "$w/srv" --access-key "$AK" --secret-key "$SK" --bucket rel --regi
 export AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK
 E=(--endpoint-url "$FAKE_S3_URL")
 
+# same_as_local_at PREFIX: the same on the server started last.
+same_as_local_at() { same_as_local "$@"; }
+
 # same_as_local PREFIX: every key of the local run is in the bucket under
 # PREFIX with the same bytes, and its sha256 metadata is sha256sum's.
 same_as_local() {
@@ -57,19 +60,24 @@ same_as_local() {
 
 # ---- convert straight into the bucket ----
 fake_s3_clear_log
-run "$w/p1" "$L" -r "$w/in" -o s3://rel/v1 "${E[@]}" --manifest "$w/p1.jsonl"
+run "$w/p1" "$L" -v -r "$w/in" -o s3://rel/v1 "${E[@]}" --manifest "$w/p1.jsonl"
 why=$(same_as_local v1)
-puts=$(fake_s3_count PUT)
-if [ "$RC" -eq 0 ] && [ -z "$why" ] && [ "$puts" -eq "$nkeys" ]; then
-	ok "convert -o s3://: the $nkeys keys and bytes of a local run, one PUT each, sha256 in the metadata"
+puts=$(fake_s3_count PUT) heads=$(fake_s3_count HEAD)
+if [ "$RC" -eq 0 ] && [ -z "$why" ] && [ "$puts" -eq "$nkeys" ] && [ "$heads" -eq 0 ]; then
+	ok "convert -o s3://: the $nkeys keys and bytes of a local run, one PUT each (no HEAD: the listing showed them absent), sha256 in the metadata"
 else
-	not_ok "convert -o s3://: the keys and bytes of a local run" "exit $RC, $puts PUT, $why" \
+	not_ok "convert -o s3://: the keys and bytes of a local run" "exit $RC, $puts PUT, $heads HEAD, $why" \
 		"$(first_lines 10 "$w/p1.err")"
 fi
 if [ "$(grep -c '"status":"uploaded"' "$w/p1.jsonl")" -eq "$nkeys" ]; then
 	ok "the manifest says uploaded for each key"
 else
 	not_ok "the manifest says uploaded for each key" "$(cat "$w/p1.jsonl")"
+fi
+if grep -q "credentials: environment" "$w/p1.err" && ! grep -qF "$SK" "$w/p1.err" "$w/p1.out" "$w/p1.jsonl"; then
+	ok "-v names where the credentials came from, and no secret is printed"
+else
+	not_ok "-v names where the credentials came from, and no secret is printed" "$(first_lines 5 "$w/p1.err")"
 fi
 
 fake_s3_clear_log
@@ -130,6 +138,30 @@ else
 		"$(cat "$w/dry.jsonl")"
 fi
 
+run "$w/dryl" "$L" -r "$w/in" -o "$w/dry-local" --dry-run --state "$w/dry.state"
+if [ "$RC" -eq 0 ] && [ ! -e "$w/dry-local" ] && [ ! -e "$w/dry.state" ] &&
+	grep -q "2 would be written" "$w/dryl.err"; then
+	ok "--dry-run into a directory: says what it would write, writes nothing (no state either)"
+else
+	not_ok "--dry-run into a directory writes nothing" "exit $RC" "$(first_lines 3 "$w/dryl.err")" \
+		"$(find "$w/dry-local" "$w/dry.state" 2>/dev/null)"
+fi
+
+# ---- the same settings from the YAML config ----
+printf 'endpoint-url: %s\nregion: us-east-1\npath-style: true\n' "$FAKE_S3_URL" >"$w/s3.yaml"
+run "$w/cfg" "$L" --config "$w/s3.yaml" "$w/in/a" -o s3://rel/cfg
+if [ "$RC" -eq 0 ] && fake_s3_object rel "cfg/$keyA" "$w/got" && cmp -s "$w/got" "$w/local/$keyA"; then
+	ok "endpoint-url, region and path-style from the YAML config"
+else
+	not_ok "endpoint-url, region and path-style from the YAML config" "exit $RC" "$(first_lines 3 "$w/cfg.err")"
+fi
+run "$w/reg" "$L" "$w/in/a" -o s3://rel/reg "${E[@]}" --region eu-west-1
+if [ "$RC" -eq 1 ] && grep -q "AuthorizationHeaderMalformed" "$w/reg.err"; then
+	ok "--region is the region signed for (the server wants us-east-1: refused)"
+else
+	not_ok "--region is the region signed for" "exit $RC" "$(first_lines 3 "$w/reg.err")"
+fi
+
 # ---- upload: a tree written earlier ----
 fake_s3_clear_log
 run "$w/up1" "$L" upload "$w/local" s3://rel/up "${E[@]}" --manifest "$w/up1.jsonl"
@@ -143,10 +175,19 @@ fi
 fake_s3_clear_log
 run "$w/up2" "$L" upload "$w/local" s3://rel/up "${E[@]}" --manifest "$w/up2.jsonl"
 if [ "$RC" -eq 0 ] && [ "$(fake_s3_count PUT)" -eq 0 ] && [ "$(fake_s3_count GET /rel/up/)" -eq 0 ] &&
-	[ "$(grep -c '"status":"exists"' "$w/up2.jsonl")" -eq "$nkeys" ]; then
-	ok "upload again: nothing sent, every key 'exists'"
+	[ "$(fake_s3_count HEAD)" -eq 0 ] && [ "$(grep -c '"status":"exists"' "$w/up2.jsonl")" -eq "$nkeys" ]; then
+	ok "upload again: nothing sent, no HEAD (the listing's ETags are the files' MD5), every key 'exists'"
 else
-	not_ok "upload again: nothing sent" "exit $RC, $(fake_s3_count PUT) PUT" "$(cat "$w/up2.jsonl")"
+	not_ok "upload again: nothing sent" "exit $RC, $(fake_s3_count PUT) PUT, $(fake_s3_count HEAD) HEAD" \
+		"$(cat "$w/up2.jsonl")"
+fi
+fake_s3_clear_log
+run "$w/up4" "$L" upload --dry-run "$w/local" s3://rel/up-dry "${E[@]}" --manifest "$w/up4.jsonl"
+if [ "$RC" -eq 0 ] && [ "$(fake_s3_count PUT)" -eq 0 ] &&
+	[ "$(grep -c '"status":"would-upload"' "$w/up4.jsonl")" -eq "$nkeys" ]; then
+	ok "upload --dry-run: sends nothing, the manifest says would-upload"
+else
+	not_ok "upload --dry-run: sends nothing" "exit $RC" "$(cat "$w/up4.jsonl")"
 fi
 mkdir -p "$w/notlidia/x"
 printf 'junk' >"$w/notlidia/x/y"
@@ -158,6 +199,38 @@ else
 	not_ok "upload of a file that is no lidia file: named, not sent, exit 1" "exit $RC" \
 		"$(first_lines 5 "$w/up3.err")"
 fi
+
+# ---- the listing, page by page (this server: 2 keys a page) ----
+# Twelve objects of another run where upload's keys go: the listing stops
+# after a few pages (HEADs then cost less), and the keys it did not reach
+# are asked about one by one; the outcome is the same.
+fake_s3_start "$w/srv3" --access-key "$AK" --secret-key "$SK" --bucket rel --page-size 2
+E3=(--endpoint-url "$FAKE_S3_URL")
+for i in 00 01 02 03 04 05 06 07 08 09 10 11; do
+	fake_s3_put rel "pg/symbolizer/anonymous/00$i" "$w/foreign"
+done
+run "$w/pg1" "$L" upload "$w/local" s3://rel/pg "${E3[@]}" --manifest "$w/pg1.jsonl"
+lists=$(fake_s3_count GET /rel/) heads=$(fake_s3_count HEAD)
+why=$(same_as_local_at pg)
+if [ "$RC" -eq 0 ] && [ -z "$why" ] && [ "$lists" -le 4 ] && [ "$heads" -eq "$nkeys" ]; then
+	ok "a listing over full pages: stops after $((lists - 1)) pages, HEADs what it did not reach, uploads"
+else
+	not_ok "a listing over full pages" "exit $RC, $lists GET, $heads HEAD, $why" "$(cat "$w/pg1.jsonl")"
+fi
+# Two objects before ours: our keys are on the second page, reached only
+# through the first page's continuation token.
+fake_s3_put rel pg2/symbolizer/anonymous/0000 "$w/foreign"
+fake_s3_put rel pg2/symbolizer/anonymous/0001 "$w/foreign"
+run "$w/pg2" "$L" upload "$w/local" s3://rel/pg2 "${E3[@]}"
+fake_s3_clear_log
+run "$w/pg3" "$L" upload "$w/local" s3://rel/pg2 "${E3[@]}" --manifest "$w/pg3.jsonl"
+if [ "$RC" -eq 0 ] && [ "$(fake_s3_count HEAD)" -eq 0 ] && [ "$(fake_s3_count PUT)" -eq 0 ] &&
+	[ "$(grep -c '"status":"exists"' "$w/pg3.jsonl")" -eq "$nkeys" ]; then
+	ok "a listing of several pages (continuation tokens): every key known from it, nothing sent"
+else
+	not_ok "a listing of several pages" "exit $RC, $(fake_s3_count HEAD) HEAD" "$(cat "$w/pg3.jsonl")"
+fi
+FAKE_S3_URL=${E[1]}
 
 # ---- signatures: each failure is the server's, with its reason ----
 # fail_case WHAT CODE CMD...: exit 1, S3's code in the message, no object

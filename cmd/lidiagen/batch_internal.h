@@ -162,6 +162,9 @@ int output_probe(struct batch *b, struct group *g);
 int output_write(struct batch *b, struct group *g, struct lidia_builder *bld,
 		 const struct existing *ex, bool *same);
 
+/* A bucket: one listing where the groups' keys go, instead of a HEAD per absent key. */
+void output_survey(struct batch *b);
+
 /* The one output to stdout, streamed (a manifest gets its counts from a copy in memory). */
 int output_write_stdout(struct batch *b, struct group *g, struct lidia_builder *bld);
 

@@ -207,3 +207,21 @@ int output_probe(struct batch *b, struct group *g)
 	g->probed = true;
 	return 0;
 }
+
+void output_survey(struct batch *b)
+{
+	const char **keys = malloc((b->ngroups + 1) * sizeof(*keys));
+	size_t n = 0;
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+
+		if (!g->done &&
+		    !lidia_store_key(g->out_key, sizeof(g->out_key), g->key, &b->o->store))
+			keys[n++] = g->out_key;
+	}
+	publish_survey(b->o->bucket, keys, n);
+	free(keys);
+}

@@ -6,12 +6,20 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lidia.h"
 #include "publish.h"
+
+/* What a listing showed at a key. */
+struct listed {
+	char *key;
+	char etag[36]; /* the MD5 of a single PUT's body, in hex */
+	uint64_t size;
+};
 
 struct publish {
 	struct s3_config cfg;
@@ -20,6 +28,11 @@ struct publish {
 	struct s3_client **idle;
 	size_t nidle, cap_idle;
 	struct s3_stats stats;
+	/* The catalog (publish_survey): made before the threads, read-only after. */
+	struct listed *cat; /* in key order */
+	size_t ncat, cap_cat;
+	char *surveyed;	 /* the directory listed; NULL: no listing */
+	char *listed_to; /* the last key listed when the listing stopped early; NULL: whole */
 };
 
 /* A client for the calling thread, reused when one is idle. */
@@ -93,6 +106,11 @@ int publish_open(struct publish **out, const char *url, const struct s3_override
 	*usage = false;
 	if (!p)
 		return -ENOMEM;
+	/*
+	 * libcurl is told not to touch signals (CURLOPT_NOSIGNAL: threads), so a
+	 * peer that closes a TLS connection must not kill the run with SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	pthread_mutex_init(&p->lock, NULL);
 	if ((ret = s3_config_load(&p->cfg, url, ov, err, err_size))) {
 		*usage = true;
@@ -120,6 +138,11 @@ void publish_close(struct publish *p, struct s3_stats *st)
 	if (st)
 		*st = p->stats;
 	free(p->idle);
+	for (size_t i = 0; i < p->ncat; i++)
+		free(p->cat[i].key);
+	free(p->cat);
+	free(p->surveyed);
+	free(p->listed_to);
 	s3_config_free(&p->cfg);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -162,15 +185,120 @@ static void existing_from_meta(const struct s3_head *h, struct existing *ex)
 	memcpy(ex->sha, h->meta.sha256, sizeof(ex->sha));
 }
 
+/* ---- the catalog: one listing instead of a HEAD per key ---- */
+
+static int add_listed(void *ctx, const struct s3_listed *o)
+{
+	struct publish *p = ctx;
+	struct listed *l;
+
+	if (p->ncat == p->cap_cat) {
+		size_t cap = p->cap_cat ? p->cap_cat * 2 : 1024;
+		struct listed *n = realloc(p->cat, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->cat = n;
+		p->cap_cat = cap;
+	}
+	l = &p->cat[p->ncat];
+	if (!(l->key = strdup(o->key)))
+		return -ENOMEM;
+	snprintf(l->etag, sizeof(l->etag), "%s", o->etag);
+	l->size = o->size;
+	p->ncat++;
+	free(p->listed_to);
+	p->listed_to = strdup(o->key);
+	return p->listed_to ? 0 : -ENOMEM;
+}
+
+/* The directory all keys share ("a/b/" of "a/b/c" and "a/b/d"), into dir. */
+static void common_dir(const char *const *keys, size_t n, char *dir, size_t size)
+{
+	size_t len = strlen(keys[0]), cut = 0;
+
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = 0; k < len; k++)
+			if (keys[i][k] != keys[0][k]) {
+				len = k;
+				break;
+			}
+	for (size_t k = 0; k < len; k++)
+		if (keys[0][k] == '/')
+			cut = k + 1;
+	snprintf(dir, size, "%.*s", (int)(cut < size ? cut : size - 1), keys[0]);
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+	return strcmp(((const struct listed *)a)->key, ((const struct listed *)b)->key);
+}
+
+void publish_survey(struct publish *p, const char *const *keys, size_t n)
+{
+	char dir[1024], token[2048] = "";
+	size_t pages = 0, max_pages = n / 1000 + 2;
+	struct s3_client *cl;
+	struct s3_error e;
+	int ret = 0;
+
+	if (!n || p->surveyed || !(cl = borrow(p)))
+		return;
+	common_dir(keys, n, dir, sizeof(dir));
+	/* A bucket far fuller than the keys to come: HEADs cost less past a few pages. */
+	do
+		ret = s3_list_page(cl, dir, token, sizeof(token), add_listed, p, &e);
+	while (!ret && *token && ++pages < max_pages);
+	give_back(p, cl);
+	if (ret)
+		return; /* every key is asked about with a HEAD */
+	if (!*token) {
+		free(p->listed_to);
+		p->listed_to = NULL; /* the whole directory */
+	}
+	p->surveyed = strdup(dir);
+	qsort(p->cat, p->ncat, sizeof(*p->cat), cmp_listed);
+}
+
+/* What the listing showed at key; NULL when it showed nothing there. */
+static const struct listed *find_listed(const struct publish *p, const char *key)
+{
+	struct listed k = { .key = (char *)key };
+
+	return p->ncat ? bsearch(&k, p->cat, p->ncat, sizeof(*p->cat), cmp_listed) : NULL;
+}
+
+/* Whether the listing proves there is no object at key. */
+static bool listed_absent(const struct publish *p, const char *key)
+{
+	if (!p->surveyed || strncmp(key, p->surveyed, strlen(p->surveyed)) || find_listed(p, key))
+		return false;
+	return !p->listed_to || strcmp(key, p->listed_to) < 0;
+}
+
+bool publish_listed_same(const struct publish *p, const char *key, const char *md5_hex,
+			 uint64_t size)
+{
+	const struct listed *l = p->surveyed ? find_listed(p, key) : NULL;
+
+	return l && l->size == size && !strcmp(l->etag, md5_hex);
+}
+
 int publish_probe(struct publish *p, const char *key, struct existing *ex, bool *exists, char *err,
 		  size_t err_size)
 {
-	struct s3_client *cl = borrow(p);
+	struct s3_client *cl;
 	struct s3_head h;
 	struct s3_error e;
 	int ret;
 
-	if (!cl) {
+	if (listed_absent(p, key)) {
+		memset(ex, 0, sizeof(*ex));
+		ex->level = LEVEL_NONE;
+		*exists = false;
+		return 0;
+	}
+	if (!(cl = borrow(p))) {
 		snprintf(err, err_size, "%s/%s: out of memory", p->url, key);
 		return -ENOMEM;
 	}

@@ -41,6 +41,19 @@ const char *publish_url(const struct publish *p);
 const char *publish_credentials_source(const struct publish *p);
 
 /*
+ * List, once, what the bucket holds where the keys to come are (their
+ * common directory), a page per 1000 keys, and stop early where the bucket
+ * holds far more than them. Then publish_probe asks nothing of a key the
+ * listing shows absent, and publish_listed_same tells same bytes from the
+ * listing's ETag. A listing that fails is no failure: HEADs do its job.
+ */
+void publish_survey(struct publish *p, const char *const *keys, size_t n);
+
+/* Whether the listing showed at key an object of size bytes whose ETag is md5_hex. */
+bool publish_listed_same(const struct publish *p, const char *key, const char *md5_hex,
+			 uint64_t size);
+
+/*
  * What the bucket holds at key: *exists, and in ex what our metadata says
  * (ex->valid: it is ours; else level NONE, and it is to be replaced). On
  * failure a negative errno and one line in err (the key, S3's code).

@@ -178,6 +178,8 @@ int convert_all(struct batch *b)
 
 	if (!needed)
 		return -ENOMEM;
+	if (b->o->bucket)
+		output_survey(b);
 	/* Groups read from plain files (or already settled) go first. */
 	for (size_t i = 0; i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];

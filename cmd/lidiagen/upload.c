@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "md5.h"
 #include "pool.h"
 #include "tempfile.h"
 #include "upload.h"
@@ -173,6 +174,15 @@ static int slurp(const char *path, void **out, size_t *size)
 	return 0;
 }
 
+/* Whether the bucket's listing showed these very bytes at key (by their MD5, its ETag). */
+static bool listed_same(const struct publish *p, const char *key, const void *buf, size_t size)
+{
+	char md5[33];
+
+	md5_hex(buf, size, md5);
+	return publish_listed_same(p, key, md5, size);
+}
+
 static void upload_one(struct upload *u, struct up_file *f)
 {
 	const struct upload_opts *o = u->o;
@@ -195,6 +205,10 @@ static void upload_one(struct upload *u, struct up_file *f)
 		say(f,
 		    "%s: not a lidia file with a function in it (or its CRCs fail): not uploaded",
 		    path);
+	} else if (!o->force && listed_same(o->bucket, f->key, buf, size)) {
+		f->status = UP_EXISTS;
+		f->existed = true;
+		say(f, "%s/%s exists: the same bytes", url, f->key);
 	} else if (publish_probe(o->bucket, f->key, &ex, &f->existed, err, sizeof(err))) {
 		f->status = UP_FAILED;
 		say(f, "%s", err);
@@ -302,6 +316,19 @@ static size_t report(const struct upload *u)
 	return n[UP_FAILED] + n[UP_PENDING];
 }
 
+/* One listing of where the keys go, so that most keys need no HEAD. */
+static void survey(struct upload *u)
+{
+	const char **keys = malloc((u->nfiles + 1) * sizeof(*keys));
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < u->nfiles; i++)
+		keys[i] = u->files[i].key;
+	publish_survey(u->o->bucket, keys, u->nfiles);
+	free(keys);
+}
+
 /* Every file on the pool: one task each, all in one array. */
 static int upload_all(struct upload *u)
 {
@@ -332,6 +359,8 @@ int upload_run(const struct upload_opts *o)
 		error(u.walk_path[0] ? u.walk_path : o->dir, "cannot list: %s", strerror(-err));
 	else if (u.nfiles > 1)
 		qsort(u.files, u.nfiles, sizeof(*u.files), cmp_key);
+	if (!err)
+		survey(&u);
 	if (!err && (err = upload_all(&u)))
 		error(NULL, "cannot start %u threads", o->jobs);
 	if (!err) {

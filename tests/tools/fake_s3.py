@@ -73,7 +73,8 @@ Faults (a count N: the next N S3 requests that passed authentication):
   corrupt_body N              the next N bodies get a byte flipped on arrival,
                               as if damaged on the way (the checksums see it)
   clock_offset S              this server's clock runs S seconds ahead (skew)
-HEAD /BUCKET is HeadBucket: 200, or 404 for a bucket that does not exist.
+ListObjectsV2 pages hold at most --page-size keys (default 1000), with
+continuation tokens. HEAD /BUCKET is HeadBucket: 200, or 404 for a bucket that does not exist.
 
 Fake EC2 instance metadata, IMDSv2 (logged with "imds": true):
   PUT /latest/api/token       X-aws-ec2-metadata-token-ttl-seconds 1..21600
@@ -110,6 +111,7 @@ AMZ_DATE = '%Y%m%dT%H%M%SZ'
 FAULT_KEYS = ('slowdown', 'retry_after', 'status_429', 'internal_error',
               'reset_put', 'stall', 'stall_seconds', 'deny', 'expire_token',
               'corrupt_body', 'clock_offset')
+PAGE_SIZE = [1000]  # --page-size
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 # S3's status and message for each error code we give.
 ERRORS = {code: (int(status), message) for code, status, message in (
@@ -354,18 +356,24 @@ def xml_elements(pairs):
 def list_objects_v2(bucket_name, bucket, q):
     """ListObjectsV2 XML for the query's prefix, delimiter and max-keys."""
     prefix, delim = q.get('prefix', ''), q.get('delimiter', '')
-    max_keys = min(int(q.get('max-keys') or 1000), 1000)
+    max_keys = min(int(q.get('max-keys') or 1000), PAGE_SIZE[0])
+    # The continuation token is the last key of the page before, base64'd.
+    after = base64.b64decode(q.get('continuation-token', '')).decode()
+    truncated = False
     # With encoding-type=url clients decode the keys (botocore: unquote_plus),
     # so a "+" or "%" in a key must be encoded or it comes back wrong.
     url = q.get('encoding-type') == 'url'
     enc = (lambda s: quote(s, safe='/~')) if url else (lambda s: s)
     contents, prefixes = [], []
-    for key in sorted(k for k in bucket if k.startswith(prefix)):
+    last = None
+    for key in sorted(k for k in bucket if k.startswith(prefix) and k > after):
         cut = key.find(delim, len(prefix)) if delim else -1
         if cut >= 0 and key[:cut + len(delim)] in prefixes:
             continue
         if len(contents) + len(prefixes) == max_keys:
+            truncated = max_keys > 0
             break
+        last = key
         if cut >= 0:
             prefixes.append(key[:cut + len(delim)])
             continue
@@ -381,7 +389,10 @@ def list_objects_v2(bucket_name, bucket, q):
     head += [('Delimiter', enc(delim))] if delim else []
     head += [('EncodingType', 'url')] if url else []
     head += [('KeyCount', len(contents) + len(prefixes)),
-             ('MaxKeys', max_keys), ('IsTruncated', 'false')]
+             ('MaxKeys', max_keys), ('IsTruncated', 'true' if truncated else 'false')]
+    if truncated and last is not None:
+        head += [('NextContinuationToken',
+                  base64.b64encode(last.encode()).decode())]
     return (XML_HEAD + '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/'
             '2006-03-01/">%s%s%s</ListBucketResult>' % (
                 xml_elements(head), ''.join(contents), common)).encode()
@@ -678,6 +689,8 @@ def parse_args(argv):
         p.add_argument(name)
     p.add_argument('--region', default='us-east-1')
     p.add_argument('--bucket', action='append', default=[])
+    p.add_argument('--page-size', type=int, default=1000,
+                   help='the most keys a ListObjectsV2 page holds')
     p.add_argument('--max-skew-seconds', type=float, default=900)
     p.add_argument('--verbose', action='store_true',
                    help='log each request to standard error')
@@ -689,6 +702,7 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    PAGE_SIZE[0] = args.page_size
     server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
     server.daemon_threads = True  # a stalled request must not hold up exit
     server.state = State(args)

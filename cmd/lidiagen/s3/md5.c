@@ -85,11 +85,11 @@ static void base64(const unsigned char *in, size_t len, char *out)
 	*out = 0;
 }
 
-void md5_base64(const void *buf, size_t len, char out[25])
+static void md5_digest(const void *buf, size_t len, unsigned char digest[16])
 {
 	uint32_t h[4] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 };
 	const unsigned char *p = buf;
-	unsigned char tail[128] = { 0 }, digest[16];
+	unsigned char tail[128] = { 0 };
 	size_t whole = len & ~(size_t)63, rest = len - whole, tail_len;
 	uint64_t bits = (uint64_t)len * 8;
 
@@ -105,5 +105,25 @@ void md5_base64(const void *buf, size_t len, char out[25])
 		md5_block(h, tail + off);
 	for (int i = 0; i < 16; i++)
 		digest[i] = (unsigned char)(h[i / 4] >> (8 * (i % 4)));
+}
+
+void md5_base64(const void *buf, size_t len, char out[25])
+{
+	unsigned char digest[16];
+
+	md5_digest(buf, len, digest);
 	base64(digest, sizeof(digest), out);
+}
+
+void md5_hex(const void *buf, size_t len, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char digest[16];
+
+	md5_digest(buf, len, digest);
+	for (int i = 0; i < 16; i++) {
+		out[2 * i] = hex[digest[i] >> 4];
+		out[2 * i + 1] = hex[digest[i] & 15];
+	}
+	out[32] = 0;
 }

@@ -12,4 +12,7 @@
 /* The MD5 digest of buf, base64-encoded as Content-MD5 wants (24 chars and a NUL). */
 void md5_base64(const void *buf, size_t len, char out[25]);
 
+/* The same in lowercase hex, as S3's ETag of a single PUT shows it (32 chars and a NUL). */
+void md5_hex(const void *buf, size_t len, char out[33]);
+
 #endif

@@ -73,6 +73,9 @@ int s3_object_url(const struct s3_config *c, const char *key, char *buf, size_t 
 /* The bucket's own URL (for HeadBucket): ENDPOINT/BUCKET or scheme://BUCKET.host. */
 int s3_bucket_url(const struct s3_config *c, char *buf, size_t size);
 
+/* A query parameter's value as SigV4 wants it: all but A-Za-z0-9-._~ encoded. */
+int s3_query_value(const char *value, char *buf, size_t size);
+
 /* PREFIX/key or key: the object's full key, into buf. */
 int s3_full_key(const struct s3_config *c, const char *key, char *buf, size_t size);
 
@@ -127,6 +130,22 @@ int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_
  */
 int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
 	   const struct s3_meta *meta, struct s3_error *err);
+
+/* One object of a listing: its key (under the config's prefix, without it), ETag, size. */
+struct s3_listed {
+	const char *key;
+	const char *etag; /* as S3 gives it, quotes removed: the MD5 of a single PUT's body */
+	uint64_t size;
+};
+
+/*
+ * One page (up to 1000 keys, in key order) of ListObjectsV2 under the
+ * config's prefix joined with under ("" for all), after *token ("" for
+ * the first page): each object to fn (which returns 0 to go on). *token
+ * then holds the next page's token, "" after the last page.
+ */
+int s3_list_page(struct s3_client *cl, const char *under, char *token, size_t token_size,
+		 int (*fn)(void *ctx, const struct s3_listed *o), void *ctx, struct s3_error *err);
 
 /*
  * Before any work: 0 when the bucket is there and ours to list (and so

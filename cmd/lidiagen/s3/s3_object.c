@@ -16,32 +16,6 @@
 #include "s3_request.h"
 #include "sha256.h"
 
-/* sha256 of nothing: the payload hash of a HEAD. */
-#define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-/* Append "name: value" to the list; false when out of memory. */
-static bool add_header(struct curl_slist **list, const char *name, const char *value)
-{
-	struct curl_slist *l;
-	char line[2048];
-
-	snprintf(line, sizeof(line), "%s: %s", name, value);
-	if (!(l = curl_slist_append(*list, line)))
-		return false;
-	*list = l;
-	return true;
-}
-
-/* The headers every request has: the payload's hash and the session token. */
-static bool add_auth_headers(const struct s3_config *c, struct curl_slist **list,
-			     const char *payload_sha)
-{
-	if (!add_header(list, "x-amz-content-sha256", payload_sha))
-		return false;
-	return !c->creds.session_token ||
-	       add_header(list, "x-amz-security-token", c->creds.session_token);
-}
-
 static bool add_meta_headers(struct curl_slist **list, const struct s3_meta *m)
 {
 	char n[3][24];
@@ -49,12 +23,12 @@ static bool add_meta_headers(struct curl_slist **list, const struct s3_meta *m)
 	snprintf(n[0], sizeof(n[0]), "%" PRIu64, m->functions);
 	snprintf(n[1], sizeof(n[1]), "%" PRIu64, m->inline_ranges);
 	snprintf(n[2], sizeof(n[2]), "%" PRIu64, m->line_rows);
-	return add_header(list, "x-amz-meta-lidia-holds", m->holds) &&
-	       add_header(list, "x-amz-meta-lidia-sha256", m->sha256) &&
-	       add_header(list, "x-amz-meta-lidia-version", m->version) &&
-	       add_header(list, "x-amz-meta-lidia-functions", n[0]) &&
-	       add_header(list, "x-amz-meta-lidia-inline-ranges", n[1]) &&
-	       add_header(list, "x-amz-meta-lidia-line-rows", n[2]);
+	return s3_add_header(list, "x-amz-meta-lidia-holds", m->holds) &&
+	       s3_add_header(list, "x-amz-meta-lidia-sha256", m->sha256) &&
+	       s3_add_header(list, "x-amz-meta-lidia-version", m->version) &&
+	       s3_add_header(list, "x-amz-meta-lidia-functions", n[0]) &&
+	       s3_add_header(list, "x-amz-meta-lidia-inline-ranges", n[1]) &&
+	       s3_add_header(list, "x-amz-meta-lidia-line-rows", n[2]);
 }
 
 int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_error *err)
@@ -64,7 +38,7 @@ int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_
 
 	memset(h, 0, sizeof(*h));
 	memset(err, 0, sizeof(*err));
-	if (add_auth_headers(cl->c, &r.headers, EMPTY_SHA256))
+	if (s3_add_auth_headers(cl->c, &r.headers, S3_EMPTY_SHA256))
 		e = s3_request_send(cl, &r, err);
 	if (!e) {
 		h->exists = r.status != 404;
@@ -87,7 +61,7 @@ int s3_check_bucket(struct s3_client *cl, struct s3_error *err)
 	int e = -ENOMEM;
 
 	memset(err, 0, sizeof(*err));
-	if (add_auth_headers(cl->c, &r.headers, EMPTY_SHA256))
+	if (s3_add_auth_headers(cl->c, &r.headers, S3_EMPTY_SHA256))
 		e = s3_request_send(cl, &r, err);
 	s3_request_done(&r);
 	curl_slist_free_all(r.headers);
@@ -109,9 +83,9 @@ int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
 	 * refusal then costs no body. It cannot be turned off with "Expect:":
 	 * libcurl 7.88 signs that empty header, which is then not sent.
 	 */
-	if (add_auth_headers(cl->c, &r.headers, sha) &&
-	    add_header(&r.headers, "Content-Type", "application/octet-stream") &&
-	    add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta))
+	if (s3_add_auth_headers(cl->c, &r.headers, sha) &&
+	    s3_add_header(&r.headers, "Content-Type", "application/octet-stream") &&
+	    s3_add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta))
 		e = s3_request_send(cl, &r, err);
 	s3_request_done(&r);
 	curl_slist_free_all(r.headers);

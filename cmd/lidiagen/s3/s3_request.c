@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lidia.h"
 #include "s3_request.h"
 
 #define BACKOFF_BASE_MS 200
@@ -49,6 +50,10 @@ int s3_client_new(struct s3_client **out, const struct s3_config *c)
 		return -ENOMEM;
 	}
 	cl->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)cl;
+	cl->ca_bundle = getenv("AWS_CA_BUNDLE");
+	if (cl->ca_bundle && !*cl->ca_bundle)
+		cl->ca_bundle = NULL;
+	snprintf(cl->user_agent, sizeof(cl->user_agent), "lidiagen/%s", LIDIA_VERSION_STRING);
 	*out = cl;
 	return 0;
 }
@@ -80,6 +85,27 @@ void s3_request_done(struct s3_request *r)
 	r->resp_len = 0;
 }
 
+bool s3_add_header(struct curl_slist **list, const char *name, const char *value)
+{
+	struct curl_slist *l;
+	char line[2048];
+
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	if (!(l = curl_slist_append(*list, line)))
+		return false;
+	*list = l;
+	return true;
+}
+
+bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
+			 const char *payload_sha)
+{
+	if (!s3_add_header(list, "x-amz-content-sha256", payload_sha))
+		return false;
+	return !c->creds.session_token ||
+	       s3_add_header(list, "x-amz-security-token", c->creds.session_token);
+}
+
 /* ---- the transfer's callbacks ---- */
 
 static size_t read_body(char *buf, size_t size, size_t nitems, void *arg)
@@ -109,10 +135,10 @@ static int seek_body(void *arg, curl_off_t offset, int origin)
 static size_t write_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct s3_request *r = arg;
-	size_t n = size * nmemb, keep = n;
+	size_t n = size * nmemb, keep = n, max = r->resp_max ? r->resp_max : S3_BODY_MAX;
 
-	if (r->resp_len + keep > S3_BODY_MAX)
-		keep = S3_BODY_MAX - r->resp_len;
+	if (r->resp_len + keep > max)
+		keep = max - r->resp_len;
 	if (keep) {
 		char *p = realloc(r->resp, r->resp_len + keep + 1);
 
@@ -207,6 +233,10 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	/* The path is signed as written: libcurl must not tidy "/./" away after signing. */
 	curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, cl->user_agent);
+	/* AWS_CA_BUNDLE: the CAs to trust, as the AWS CLI reads it (a private MinIO, say). */
+	if (cl->ca_bundle)
+		curl_easy_setopt(h, CURLOPT_CAINFO, cl->ca_bundle);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
 	/* A transfer that moves under 1 byte/s for this long has stalled: cut it, and retry. */

@@ -13,11 +13,16 @@
 /* The response bodies kept: S3's error documents are small. */
 #define S3_BODY_MAX 65536
 
+/* sha256 of nothing: the payload hash of a request without a body. */
+#define S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
 struct s3_client {
 	const struct s3_config *c;
 	CURL *curl;
 	struct s3_stats stats;
-	unsigned rand_state; /* the jitter's generator */
+	unsigned rand_state;   /* the jitter's generator */
+	const char *ca_bundle; /* AWS_CA_BUNDLE, or NULL */
+	char user_agent[48];
 };
 
 /* A request and what came back of it. */
@@ -32,6 +37,7 @@ struct s3_request {
 	long status;
 	char *resp;
 	size_t resp_len;
+	size_t resp_max; /* the most kept (0: S3_BODY_MAX) */
 	char retry_after[16];
 	char bucket_region[64]; /* x-amz-bucket-region, for a wrong region's message */
 	struct s3_head *head;	/* headers to read into (HEAD), or NULL */
@@ -45,6 +51,16 @@ struct s3_request {
  * below 400, or 404 for a HEAD; otherwise a negative errno and err.
  */
 int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err);
+
+/* Append "name: value" to the list; false when out of memory. */
+bool s3_add_header(struct curl_slist **list, const char *name, const char *value);
+
+/*
+ * The headers every request has: the payload's hash, which libcurl 7.88
+ * neither computes nor sends (S3 wants it), and the session token.
+ */
+bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
+			 const char *payload_sha);
 
 /* Release what the response holds. */
 void s3_request_done(struct s3_request *r);

@@ -29,25 +29,40 @@ static bool put_str(char *buf, size_t size, size_t *n, const char *s)
 	return put(buf, size, n, s, strlen(s));
 }
 
-static bool unreserved(unsigned char ch)
+/* RFC 3986's unreserved characters, and '/' in a path (a query value encodes it). */
+static bool unreserved(unsigned char ch, bool in_path)
 {
 	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-	       ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/';
+	       ch == '-' || ch == '.' || ch == '_' || ch == '~' || (ch == '/' && in_path);
 }
 
-/* key, percent-encoded, appended to buf at *n. */
-static bool put_encoded(char *buf, size_t size, size_t *n, const char *key)
+/* s, percent-encoded, appended to buf at *n. */
+static bool put_encoded(char *buf, size_t size, size_t *n, const char *s, bool in_path)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
 
-		if (!(unreserved(*p) ? put(buf, size, n, (const char *)p, 1)
-				     : put(buf, size, n, esc, sizeof(esc))))
+		if (!(unreserved(*p, in_path) ? put(buf, size, n, (const char *)p, 1)
+					      : put(buf, size, n, esc, sizeof(esc))))
 			return false;
 	}
 	return true;
+}
+
+int s3_query_value(const char *value, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!size)
+		return -ENAMETOOLONG;
+	if (!put_encoded(buf, size, &n, value, false)) {
+		buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	buf[n] = '\0';
+	return 0;
 }
 
 /*
@@ -109,7 +124,7 @@ int s3_object_url(const struct s3_config *c, const char *key, char *buf, size_t 
 		return -ENAMETOOLONG;
 	if ((ret = s3_full_key(c, key, full, sizeof(full))) || (ret = put_bucket(c, buf, size, &n)))
 		goto out;
-	if (!put_str(buf, size, &n, "/") || !put_encoded(buf, size, &n, full))
+	if (!put_str(buf, size, &n, "/") || !put_encoded(buf, size, &n, full, true))
 		ret = -ENAMETOOLONG;
 out:
 	buf[ret ? 0 : n] = '\0';
