@@ -241,14 +241,15 @@ install: all
 	sed $(PC_SED) lib/lidia.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
 	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
 	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
-	install -m 644 doc/lidia-v1.md $(DESTDIR)$(DOCDIR)/lidia-v1.md
+	install -m 644 doc/lidia-v1.md doc/publishing.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
 		$(DESTDIR)$(LIBDIR)/liblidia.so.$(VERSION) $(DESTDIR)$(LIBDIR)/liblidia.so.$(SOMAJOR) \
 		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
-		$(DESTDIR)$(DATADIR)/lidiagen.yaml $(DESTDIR)$(DOCDIR)/lidia-v1.md
+		$(DESTDIR)$(DATADIR)/lidiagen.yaml $(DESTDIR)$(DOCDIR)/lidia-v1.md \
+		$(DESTDIR)$(DOCDIR)/publishing.md
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:

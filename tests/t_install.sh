@@ -11,7 +11,8 @@ rm -rf "$stage"
 out=$(make -C "$top" -s install PREFIX=/usr DESTDIR="$stage" 2>&1)
 check "make install PREFIX=/usr DESTDIR=..." [ $? -eq 0 ] || diag "$out"
 for f in usr/bin/lidiagen usr/lib/liblidia.a usr/lib/liblidia.so usr/lib/liblidia.so.0 \
-	usr/include/lidia.h usr/lib/pkgconfig/lidia.pc usr/share/man/man1/lidiagen.1 usr/share/doc/lidiagen/lidia-v1.md; do
+	usr/include/lidia.h usr/lib/pkgconfig/lidia.pc usr/share/man/man1/lidiagen.1 usr/share/doc/lidiagen/lidia-v1.md \
+	usr/share/doc/lidiagen/publishing.md; do
 	check "installed $f" [ -e "$stage/$f" ]
 done
 check "lidia.pc names the prefix" grep -q '^prefix=/usr$' "$stage/usr/lib/pkgconfig/lidia.pc"

@@ -21,18 +21,21 @@
 #include "publish.h"
 
 static const char usage_head[] =
-	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR\n"
+	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR|s3://BUCKET[/PREFIX]\n"
 	"\n"
 	"Write one Lidia symbol file per GNU build ID found in PATH...: ELF files,\n"
 	"archives (tar.*, zip, cpio, ar, .deb, .ddeb, .rpm, nested) and, with -r,\n"
 	"everything under directories. A stripped binary and its debug file make one\n"
-	"file, wherever each was found.\n";
+	"file, wherever each was found. Into a directory, or published to a bucket\n"
+	"(doc/publishing.md).\n";
 
 static const char usage_tail[] =
 	"\n"
 	"Exit status: 0 all converted, 1 some input failed (the others were\n"
-	"converted) or the manifest or state could not be written, 2 usage error\n"
-	"(checked before any work: options, and the paths written to).\n";
+	"converted), a key could not be published, the bucket refused the run, or\n"
+	"the manifest or state could not be written, 2 usage error (checked before\n"
+	"any work: options, the paths written to, the bucket's settings and\n"
+	"credentials).\n";
 
 /* The usage: its head, the options table (options.c), its tail. */
 static void usage(FILE *f)

@@ -149,8 +149,8 @@ static void plan(struct batch *b, struct group *g, enum level level)
 	g->status = ST_PLANNED;
 	g->level = level;
 	if (!g->there_exists)
-		group_message(g, false, "would write %s/%s (%s)", b->o->out_dir, g->out_key,
-			      level_name[level]);
+		group_message(g, false, "would %s %s/%s (%s)", b->o->bucket ? "upload" : "write",
+			      b->o->out_dir, g->out_key, level_name[level]);
 	else if (!ex->valid)
 		group_message(g, false, "would replace %s/%s (%s): %s", b->o->out_dir, g->out_key,
 			      level_name[level],

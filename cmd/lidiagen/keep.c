@@ -15,6 +15,12 @@
 
 #include "batch_internal.h"
 
+/* The manifest's word: "kept" in a tree, "exists" in a bucket. */
+static const char *kept_word(const struct batch *b)
+{
+	return b->o->bucket ? "exists" : "kept";
+}
+
 bool keep_enough(enum level existing, enum level inputs)
 {
 	return existing != LEVEL_NONE && existing >= inputs;
@@ -75,11 +81,11 @@ bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex,
 	state_set_output(&b->state, g->key, remember, g->known_dynsym);
 	pthread_mutex_unlock(&b->lock);
 	if (inputs < ex->level && extracted)
-		group_message(g, false, "kept %s/%s: it has %s, the inputs only %s", b->o->out_dir,
-			      g->out_key, level_name[ex->level], level_name[inputs]);
+		group_message(g, false, "%s %s/%s: it has %s, the inputs only %s", kept_word(b),
+			      b->o->out_dir, g->out_key, level_name[ex->level], level_name[inputs]);
 	else
-		group_message(g, false, "kept %s/%s: it has %s already", b->o->out_dir, g->out_key,
-			      level_name[ex->level]);
+		group_message(g, false, "%s %s/%s: it has %s already", kept_word(b), b->o->out_dir,
+			      g->out_key, level_name[ex->level]);
 	/* The manifest describes the file in the tree: the old one's counts. */
 	g->status = ST_KEPT;
 	g->counts = ex->counts;

@@ -141,8 +141,12 @@ static int publish_output(struct batch *b, struct group *g, struct lidia_builder
 		return ret;
 	}
 	existing_read_mem(buf, size, &now);
-	/* --force sends even the same bytes: a bucket may have lost them since. */
-	*same = !b->o->force && ex->valid && !strcmp(ex->sha, now.sha);
+	/*
+	 * The same bytes, by our metadata or the listing's ETag (a copy another
+	 * tool made), are not sent again; --force sends them anyway.
+	 */
+	*same = !b->o->force && ((ex->valid && !strcmp(ex->sha, now.sha)) ||
+				 publish_listed_same(b->o->bucket, g->out_key, buf, size));
 	if (!*same &&
 	    (ret = publish_put(b->o->bucket, g->out_key, buf, size, &now, err, sizeof(err))))
 		group_message(g, true, "%s: cannot upload: %s", b->state.parts[g->main].path, err);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lidia.h"
+#include "md5.h"
 #include "publish.h"
 
 /* What a listing showed at a key. */
@@ -276,12 +277,15 @@ static bool listed_absent(const struct publish *p, const char *key)
 	return !p->listed_to || strcmp(key, p->listed_to) < 0;
 }
 
-bool publish_listed_same(const struct publish *p, const char *key, const char *md5_hex,
-			 uint64_t size)
+bool publish_listed_same(const struct publish *p, const char *key, const void *buf, size_t size)
 {
 	const struct listed *l = p->surveyed ? find_listed(p, key) : NULL;
+	char md5[33];
 
-	return l && l->size == size && !strcmp(l->etag, md5_hex);
+	if (!l || l->size != size)
+		return false;
+	md5_hex(buf, size, md5);
+	return !strcmp(l->etag, md5);
 }
 
 int publish_probe(struct publish *p, const char *key, struct existing *ex, bool *exists, char *err,

@@ -49,9 +49,8 @@ const char *publish_credentials_source(const struct publish *p);
  */
 void publish_survey(struct publish *p, const char *const *keys, size_t n);
 
-/* Whether the listing showed at key an object of size bytes whose ETag is md5_hex. */
-bool publish_listed_same(const struct publish *p, const char *key, const char *md5_hex,
-			 uint64_t size);
+/* Whether the listing showed at key these very bytes (its ETag their MD5). */
+bool publish_listed_same(const struct publish *p, const char *key, const void *buf, size_t size);
 
 /*
  * What the bucket holds at key: *exists, and in ex what our metadata says

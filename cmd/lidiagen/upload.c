@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "md5.h"
 #include "pool.h"
 #include "tempfile.h"
 #include "upload.h"
@@ -174,15 +173,6 @@ static int slurp(const char *path, void **out, size_t *size)
 	return 0;
 }
 
-/* Whether the bucket's listing showed these very bytes at key (by their MD5, its ETag). */
-static bool listed_same(const struct publish *p, const char *key, const void *buf, size_t size)
-{
-	char md5[33];
-
-	md5_hex(buf, size, md5);
-	return publish_listed_same(p, key, md5, size);
-}
-
 static void upload_one(struct upload *u, struct up_file *f)
 {
 	const struct upload_opts *o = u->o;
@@ -205,16 +195,16 @@ static void upload_one(struct upload *u, struct up_file *f)
 		say(f,
 		    "%s: not a lidia file with a function in it (or its CRCs fail): not uploaded",
 		    path);
-	} else if (!o->force && listed_same(o->bucket, f->key, buf, size)) {
+	} else if (!o->force && publish_listed_same(o->bucket, f->key, buf, size)) {
 		f->status = UP_EXISTS;
 		f->existed = true;
-		say(f, "%s/%s exists: the same bytes", url, f->key);
+		say(f, "exists %s/%s: the same bytes", url, f->key);
 	} else if (publish_probe(o->bucket, f->key, &ex, &f->existed, err, sizeof(err))) {
 		f->status = UP_FAILED;
 		say(f, "%s", err);
 	} else if (f->existed && leave_there(o, &ex, &f->now)) {
 		f->status = UP_EXISTS;
-		say(f, "%s/%s exists: %s", url, f->key,
+		say(f, "exists %s/%s: %s", url, f->key,
 		    strcmp(ex.sha, f->now.sha) ? "it holds as much already" : "the same bytes");
 	} else {
 		send_file(u, f, &ex, path, buf, size);
@@ -301,7 +291,7 @@ static size_t report(const struct upload *u)
 		if (f->status == UP_FAILED || f->status == UP_PENDING)
 			error(NULL, "%s", f->message ? f->message : "not uploaded (out of memory)");
 		else if (verbosity >= 2 && f->message)
-			fprintf(stderr, "lidiagen: %s\n", f->message);
+			printf("%s\n", f->message); /* as convert's line per output */
 	}
 	publish_stats(u->o->bucket, &st);
 	fprintf(stderr,
