@@ -200,6 +200,36 @@ else
 		"$(first_lines 5 "$w/up3.err")"
 fi
 
+# ---- the listing is of PREFIX/, and keys come back unescaped ----
+# A flat tree (keys at the top of the prefix): an object "fl-KEY" beside the
+# prefix "fl" is no object under it.
+run "$w/flat" "$L" -q -r "$w/in" -o "$w/flat" --layout flat
+fk=$(cd "$w/flat" && ls | head -n 1)
+fake_s3_put rel "fl-$fk" "$w/flat/$fk"
+fake_s3_clear_log
+run "$w/fl" "$L" upload "$w/flat" s3://rel/fl "${E[@]}"
+if [ "$RC" -eq 0 ] && fake_s3_object rel "fl/$fk" "$w/got" && cmp -s "$w/got" "$w/flat/$fk"; then
+	ok "a flat tree: an object beside the prefix (fl-KEY) is not taken for one under it (fl/KEY)"
+else
+	not_ok "a flat tree: an object beside the prefix is not taken for one under it" "exit $RC" \
+		"$(first_lines 5 "$w/fl.err")"
+fi
+# A key with characters XML escapes: known from the listing, so a weaker
+# file under the same name is left, not sent blindly over the stronger one.
+mkdir -p "$w/odd1" "$w/odd2"
+cp "$w/local/$keyA" "$w/odd1/it's & <more>.lidia"
+run "$w/odd2" "$L" -q "$w/in/a" -o - --symbols-only
+cp "$w/odd2.out" "$w/odd2/it's & <more>.lidia"
+run "$w/o1" "$L" upload "$w/odd1" s3://rel/odd "${E[@]}"
+fake_s3_clear_log
+run "$w/o2" "$L" upload "$w/odd2" s3://rel/odd "${E[@]}" --manifest "$w/o2.jsonl"
+if [ "$RC" -eq 0 ] && [ "$(fake_s3_count PUT)" -eq 0 ] && grep -q '"status":"exists"' "$w/o2.jsonl"; then
+	ok "a key XML escapes in a listing (' & < >): a weaker file is left as 'exists', nothing sent"
+else
+	not_ok "a key XML escapes in a listing: a weaker file is left" "exit $RC, $(fake_s3_count PUT) PUT" \
+		"$(cat "$w/o2.jsonl")"
+fi
+
 # ---- the listing, page by page (this server: 2 keys a page) ----
 # Twelve objects of another run where upload's keys go: the listing stops
 # after a few pages (HEADs then cost less), and the keys it did not reach

@@ -333,8 +333,9 @@ static void print_requests(struct publish *p)
 	publish_stats(p, &st);
 	fprintf(stderr,
 		"; %" PRIu64 " requests (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64
-		" retried), %.1f MiB sent",
-		st.requests, st.heads, st.puts, st.retries, (double)st.bytes_sent / (1 << 20));
+		" GET, %" PRIu64 " retried), %.1f MiB sent",
+		st.requests, st.heads, st.puts, st.gets, st.retries,
+		(double)st.bytes_sent / (1 << 20));
 }
 
 void print_summary(struct batch *b)

@@ -348,8 +348,16 @@ def meta_headers(headers):
             if n.lower().startswith('x-amz-meta-')}
 
 
+def xml_text(value):
+    """Escaped as S3 and s3rver do: markup by name, quotes and control
+    characters as hex references (&#x27;, &#x0D;), so clients must read both."""
+    out = escape(str(value))
+    return ''.join('&#x%02X;' % ord(c) if c in '\'"' or ord(c) < 32 else c
+                   for c in out)
+
+
 def xml_elements(pairs):
-    return ''.join('<%s>%s</%s>' % (tag, escape(str(value)), tag)
+    return ''.join('<%s>%s</%s>' % (tag, xml_text(value), tag)
                    for tag, value in pairs)
 
 

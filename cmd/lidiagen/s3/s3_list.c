@@ -16,7 +16,34 @@
 /* A page of 1000 keys is some 300 KiB of XML. */
 #define LIST_BODY_MAX (8u << 20)
 
-/* XML's five entities and numeric references below 128, in place. */
+/* A code point as UTF-8 at out; '?' for one that is not a character. */
+static char *put_utf8(char *out, unsigned long cp)
+{
+	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		*out++ = '?';
+	} else if (cp < 0x80) {
+		*out++ = (char)cp;
+	} else if (cp < 0x800) {
+		*out++ = (char)(0xc0 | cp >> 6);
+		*out++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*out++ = (char)(0xe0 | cp >> 12);
+		*out++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*out++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*out++ = (char)(0xf0 | cp >> 18);
+		*out++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*out++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*out++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return out;
+}
+
+/*
+ * XML's five entities and its character references, decimal and hex (S3
+ * writes a key's CR as &#x0D;), in place: no reference is longer than the
+ * UTF-8 it stands for.
+ */
 static void xml_unescape(char *s)
 {
 	static const struct {
@@ -27,23 +54,28 @@ static void xml_unescape(char *s)
 		     { "&gt;", '>' },
 		     { "&quot;", '"' },
 		     { "&apos;", '\'' } };
+	size_t nents = sizeof(ents) / sizeof(ents[0]);
 	char *out = s;
 
 	while (*s) {
-		size_t i, n = sizeof(ents) / sizeof(ents[0]);
+		size_t i = 0;
 
-		for (i = 0; *s == '&' && i < n; i++)
-			if (!strncmp(s, ents[i].name, strlen(ents[i].name)))
-				break;
-		if (*s == '&' && i < n) {
+		while (*s == '&' && i < nents && strncmp(s, ents[i].name, strlen(ents[i].name)))
+			i++;
+		if (*s == '&' && i < nents) {
 			*out++ = ents[i].ch;
 			s += strlen(ents[i].name);
-		} else if (s[0] == '&' && s[1] == '#' && s[2] >= '0' && s[2] <= '9') {
-			long v = strtol(s + 2, &s, 10);
+		} else if (s[0] == '&' && s[1] == '#') {
+			bool hex = s[2] == 'x' || s[2] == 'X';
+			char *end;
+			unsigned long cp = strtoul(s + (hex ? 3 : 2), &end, hex ? 16 : 10);
 
-			*out++ = v > 0 && v < 128 ? (char)v : '?';
-			if (*s == ';')
-				s++;
+			if (*end != ';' || end == s + (hex ? 3 : 2)) {
+				*out++ = *s++; /* not a reference: kept as it is */
+				continue;
+			}
+			out = put_utf8(out, cp);
+			s = end + 1;
 		} else {
 			*out++ = *s++;
 		}
@@ -83,7 +115,7 @@ static int each_object(const struct s3_config *c, const char *doc,
 		struct s3_listed o = { .key = key + skip, .etag = etag };
 
 		if (!element(p, end, "Key", key, sizeof(key)) || strlen(key) < skip ||
-		    strncmp(key, c->prefix, skip ? skip - 1 : 0))
+		    strncmp(key, c->prefix, skip ? skip - 1 : 0) || (skip && key[skip - 1] != '/'))
 			return -EPROTO;
 		if (!element(p, end, "ETag", etag, sizeof(etag)))
 			etag[0] = 0;
@@ -107,8 +139,8 @@ static int list_query(const struct s3_config *c, const char *under, const char *
 	char prefix[1100], enc_prefix[3300], enc_token[3 * 1024 + 1];
 	int n;
 
-	n = snprintf(prefix, sizeof(prefix), "%s%s%s", c->prefix, *c->prefix && *under ? "/" : "",
-		     under);
+	/* PREFIX/, never PREFIX alone: "rel/v1" would list "rel/v10/..." too. */
+	n = snprintf(prefix, sizeof(prefix), "%s%s%s", c->prefix, *c->prefix ? "/" : "", under);
 	if (n < 0 || (size_t)n >= sizeof(prefix) ||
 	    s3_query_value(prefix, enc_prefix, sizeof(enc_prefix)) ||
 	    s3_query_value(token, enc_token, sizeof(enc_token)))
