@@ -226,8 +226,8 @@ void convert_group(struct batch *b, struct group *g)
 		if (settle_unread(b, g, &g->there))
 			goto out;
 	}
-	/* A dry run plans by the prediction; a poor group is read (cheap): it may give nothing. */
-	if (o->dry_run && !g->poor) {
+	/* A dry run plans by the prediction where it decides (keep.c, dry_run_reads). */
+	if (o->dry_run && !dry_run_reads(g)) {
 		plan(b, g, g->predicted);
 		goto out;
 	}

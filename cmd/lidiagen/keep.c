@@ -45,6 +45,11 @@ void settle_nothing(struct batch *b, struct group *g)
 		      b->state.parts[g->main].path);
 }
 
+bool dry_run_reads(const struct group *g)
+{
+	return g->poor || (g->probed && g->there.valid && g->there.level < g->predicted);
+}
+
 bool settles_unread(const struct batch *b, const struct group *g, const struct existing *ex)
 {
 	if (b->o->force || (g->poor && g->known_level < 0))

@@ -299,8 +299,9 @@ const struct opt_def convert_opts[] = {
 		   "only those that changed (keep it outside DIR)"),
 	ROW_BOOL(0, "no-state", no_state, OUTPUT, "do not (undoes a config file's state)"),
 	ROW_BOOL(0, "dry-run", dry_run, OUTPUT,
-		 "say what would be written, replaced and kept, read\n"
-		 "no image, change nothing"),
+		 "say what would be written, replaced and kept (by\n"
+		 "prediction, reading images only where it cannot\n"
+		 "decide), change nothing"),
 	ROW_VALUE_FN(0, "fallback-key", "SCHEME", set_fallback_key, OUTPUT,
 		     "key for ELF files without a GNU build ID: none\n"
 		     "(default: skip them), go (hex of the Go build ID),\n"

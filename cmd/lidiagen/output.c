@@ -142,11 +142,11 @@ static int publish_output(struct batch *b, struct group *g, struct lidia_builder
 	}
 	existing_read_mem(buf, size, &now);
 	/*
-	 * The same bytes, by our metadata or the listing's ETag (a copy another
-	 * tool made), are not sent again; --force sends them anyway.
+	 * The same bytes by our metadata are not sent again (--force sends them
+	 * anyway). A copy another tool made, without our metadata, is sent once
+	 * more, so that later runs know from a HEAD what it holds.
 	 */
-	*same = !b->o->force && ((ex->valid && !strcmp(ex->sha, now.sha)) ||
-				 publish_listed_same(b->o->bucket, g->out_key, buf, size));
+	*same = !b->o->force && ex->valid && !strcmp(ex->sha, now.sha);
 	if (!*same &&
 	    (ret = publish_put(b->o->bucket, g->out_key, buf, size, &now, err, sizeof(err))))
 		group_message(g, true, "%s: cannot upload: %s", b->state.parts[g->main].path, err);

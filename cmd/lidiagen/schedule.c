@@ -113,13 +113,14 @@ static bool group_ready(const struct batch *b, const struct group *g)
 /* Whether a group must be converted at all (or its output is known to be enough). */
 static bool needs_work(struct batch *b, struct group *g)
 {
-	/* A dry run reads no image but a poor group's (cheap): convert_group plans the others. */
-	if (g->done || (b->o->dry_run && !g->poor))
+	if (g->done)
 		return false;
 	if (b->o->force || !strcmp(b->o->out_dir, "-") || output_probe(b, g))
-		return true;
+		return !b->o->dry_run || g->poor;
 	/* Groups are settled in convert_group; this only spares the archive reads. */
-	return !settles_unread(b, g, &g->there);
+	if (settles_unread(b, g, &g->there))
+		return false;
+	return !b->o->dry_run || dry_run_reads(g);
 }
 
 /*

@@ -7,7 +7,8 @@ DIR holds what the test extracted from doc/ci.md: github.yaml and
 gitlab.yaml (the blocks marked ci-recipe), and CI.STEP.sh for each block
 marked ci-step. Checks that each YAML parses, that its job runs exactly the
 ci-step blocks, in order, under the conditions the test assumes when it runs
-them, and that only the state is cached. Prints "ok - ..." and
+them (GitHub: the credentials step before publish), that only the state is
+cached, and that no credentials are written in the YAML. Prints "ok - ..." and
 "not ok - ..." lines (tests/lib/common.sh); exit 3 when the yaml module is
 missing (python3-yaml).
 """
@@ -20,9 +21,11 @@ except ImportError:
     sys.exit(3)
 
 STATE = ".lidiagen-state"
-GITHUB_STEPS = ["install", "build", "convert", "publish", "failed"]
-GITLAB_STEPS = ["install", "build", "convert", "publish"]
+GITHUB_STEPS = ["install", "build", "publish", "failed"]
+GITLAB_STEPS = ["install", "build", "publish"]
 VARIABLES = ["LIDIAGEN_GIT", "LIDIAGEN_REF", "LIDIA_BUCKET"]
+SECRETS = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]
+CREDENTIALS_ACTION = "aws-actions/configure-aws-credentials@"
 
 
 def report(what, problems):
@@ -46,6 +49,11 @@ def load(d, ci):
         return yaml.safe_load(text), None
     except yaml.YAMLError as e:
         return None, str(e)
+
+
+def secrets_set(*envs):
+    """The credential variables that an env or variables block sets."""
+    return ["%s is set in the YAML" % k for e in envs for k in (e or {}) if k in SECRETS]
 
 
 def not_cached_output(paths):
@@ -79,31 +87,45 @@ def check_github(d):
     p = []
     index = {id(s): i for i, s in enumerate(steps)}
     byname = dict(zip(GITHUB_STEPS, runs))
-    conv = byname.get("convert", {})
-    if conv.get("id") != "convert":
-        p.append("the convert step's id is %r, not 'convert'" % conv.get("id"))
+    pub = byname.get("publish", {})
+    if pub.get("id") != "publish":
+        p.append("the publish step's id is %r, not 'publish'" % pub.get("id"))
     failed = byname.get("failed", {})
     cond = str(failed.get("if", "")).replace('"', "'").replace(" ", "")
-    if cond != "steps.convert.outputs.status=='1'":
+    if cond != "steps.publish.outputs.status=='1'":
         p.append("the failed-inputs step runs if %r" % failed.get("if"))
     for name in GITHUB_STEPS[:-1]:
         if "if" in byname.get(name, {}):
             p.append("step %r has a condition: the test runs it on success" % name)
-    report("github: convert has id convert, only the failed-inputs step has a condition", p)
+    report("github: publish has id publish, only the failed-inputs step has a condition", p)
+
+    p = []
+    pi = index.get(id(pub), -1)
+    creds = [i for i, s in enumerate(steps)
+             if str(s.get("uses", "")).startswith(CREDENTIALS_ACTION)]
+    if len(creds) != 1:
+        p.append("%d %s steps, not 1" % (len(creds), CREDENTIALS_ACTION.rstrip("@")))
+    elif not creds[0] < pi:
+        p.append("the credentials step comes after publish")
+    elif any(index.get(id(byname.get(n)), -1) > creds[0] for n in ("install", "build")):
+        p.append("the credentials step comes before install or build: the test "
+                 "gives the credentials to publish and the steps after it only")
+    p += secrets_set(doc.get("env"), job.get("env"), *(s.get("env") for s in steps))
+    report("github: configure-aws-credentials runs once, after build and before publish; "
+           "no credentials in the YAML", p)
 
     p = []
     uses = [(i, s) for i, s in enumerate(steps) if "uses" in s]
     restore = [(i, s) for i, s in uses if s["uses"].startswith("actions/cache/restore@")]
     save = [(i, s) for i, s in uses if s["uses"].startswith("actions/cache/save@")]
     plain = [(i, s) for i, s in uses if s["uses"].startswith("actions/cache@")]
-    ci = index.get(id(conv), -1)
     if len(restore) != 1 or len(save) != 1 or plain:
         p.append("not one actions/cache/restore and one actions/cache/save")
     else:
         (ri, r), (si, s) = restore[0], save[0]
         rw, sw = r.get("with") or {}, s.get("with") or {}
-        if not ri < ci < si:
-            p.append("the state is not restored before convert and saved after it")
+        if not ri < pi < si:
+            p.append("the state is not restored before publish and saved after it")
         for w in (rw, sw):
             if str(w.get("path", "")).strip() != STATE:
                 p.append("a cache step's path is %r, not %s" % (w.get("path"), STATE))
@@ -142,6 +164,9 @@ def check_gitlab(d):
     variables = dict(doc.get("variables") or {}, **(job.get("variables") or {}))
     p += ["%s is not set in variables" % v for v in VARIABLES if v not in variables]
     report("gitlab: its script runs the ci-step blocks, in order", p)
+
+    p = secrets_set(doc.get("variables"), job.get("variables"))
+    report("gitlab: no credentials in the YAML (they are CI/CD variables)", p)
 
     p = []
     cache = job.get("cache") or {}

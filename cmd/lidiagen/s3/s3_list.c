@@ -2,9 +2,8 @@
 /*
  * ListObjectsV2, a page at a time: what a prefix holds, 1000 keys a
  * request, so that publishing asks one HEAD only of keys that are there
- * and differ, and none of keys that are not. The answer is XML whose few
- * elements we read are found by name: <Contents> with <Key>, <ETag> and
- * <Size>, and <NextContinuationToken>; their text is unescaped.
+ * and differ, and none of keys that are not. Of its XML, s3_xml.c reads
+ * <Contents> with <Key>, <ETag> and <Size>, and <NextContinuationToken>.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,92 +14,6 @@
 
 /* A page of 1000 keys is some 300 KiB of XML. */
 #define LIST_BODY_MAX (8u << 20)
-
-/* A code point as UTF-8 at out; '?' for one that is not a character. */
-static char *put_utf8(char *out, unsigned long cp)
-{
-	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-		*out++ = '?';
-	} else if (cp < 0x80) {
-		*out++ = (char)cp;
-	} else if (cp < 0x800) {
-		*out++ = (char)(0xc0 | cp >> 6);
-		*out++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*out++ = (char)(0xe0 | cp >> 12);
-		*out++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*out++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*out++ = (char)(0xf0 | cp >> 18);
-		*out++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*out++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*out++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return out;
-}
-
-/*
- * XML's five entities and its character references, decimal and hex (S3
- * writes a key's CR as &#x0D;), in place: no reference is longer than the
- * UTF-8 it stands for.
- */
-static void xml_unescape(char *s)
-{
-	static const struct {
-		const char *name;
-		char ch;
-	} ents[] = { { "&amp;", '&' },
-		     { "&lt;", '<' },
-		     { "&gt;", '>' },
-		     { "&quot;", '"' },
-		     { "&apos;", '\'' } };
-	size_t nents = sizeof(ents) / sizeof(ents[0]);
-	char *out = s;
-
-	while (*s) {
-		size_t i = 0;
-
-		while (*s == '&' && i < nents && strncmp(s, ents[i].name, strlen(ents[i].name)))
-			i++;
-		if (*s == '&' && i < nents) {
-			*out++ = ents[i].ch;
-			s += strlen(ents[i].name);
-		} else if (s[0] == '&' && s[1] == '#') {
-			bool hex = s[2] == 'x' || s[2] == 'X';
-			char *end;
-			unsigned long cp = strtoul(s + (hex ? 3 : 2), &end, hex ? 16 : 10);
-
-			if (*end != ';' || end == s + (hex ? 3 : 2)) {
-				*out++ = *s++; /* not a reference: kept as it is */
-				continue;
-			}
-			out = put_utf8(out, cp);
-			s = end + 1;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = 0;
-}
-
-/* The text of <tag> within [doc, end), unescaped, into out; false when absent or too long. */
-static bool element(const char *doc, const char *end, const char *tag, char *out, size_t size)
-{
-	char open[40], close[40];
-	const char *s, *e;
-
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
-	if (!(s = strstr(doc, open)) || s >= end)
-		return false;
-	s += strlen(open);
-	if (!(e = strstr(s, close)) || e > end || (size_t)(e - s) >= size)
-		return false;
-	memcpy(out, s, (size_t)(e - s));
-	out[e - s] = 0;
-	xml_unescape(out);
-	return true;
-}
 
 /* Each <Contents> of the page to fn, keys made relative to the config's prefix. */
 static int each_object(const struct s3_config *c, const char *doc,
@@ -114,16 +27,16 @@ static int each_object(const struct s3_config *c, const char *doc,
 	while ((p = strstr(p, "<Contents>")) && (end = strstr(p, "</Contents>"))) {
 		struct s3_listed o = { .key = key + skip, .etag = etag };
 
-		if (!element(p, end, "Key", key, sizeof(key)) || strlen(key) < skip ||
+		if (!s3_xml_element(p, end, "Key", key, sizeof(key), true) || strlen(key) < skip ||
 		    strncmp(key, c->prefix, skip ? skip - 1 : 0) || (skip && key[skip - 1] != '/'))
 			return -EPROTO;
-		if (!element(p, end, "ETag", etag, sizeof(etag)))
+		if (!s3_xml_element(p, end, "ETag", etag, sizeof(etag), false))
 			etag[0] = 0;
 		if (etag[0] == '"' && strlen(etag) >= 2) {
 			memmove(etag, etag + 1, strlen(etag));
 			etag[strlen(etag) - 1] = 0;
 		}
-		if (element(p, end, "Size", size, sizeof(size)))
+		if (s3_xml_element(p, end, "Size", size, sizeof(size), false))
 			o.size = strtoull(size, NULL, 10);
 		if ((ret = fn(ctx, &o)))
 			return ret;
@@ -166,8 +79,9 @@ int s3_list_page(struct s3_client *cl, const char *under, char *token, size_t to
 	}
 	if (!(e = s3_request_send(cl, &r, err))) {
 		e = r.resp ? each_object(cl->c, r.resp, fn, ctx) : -EPROTO;
-		if (!e && !(r.resp && element(r.resp, r.resp + r.resp_len, "NextContinuationToken",
-					      token, token_size)))
+		if (!e &&
+		    !(r.resp && s3_xml_element(r.resp, r.resp + r.resp_len, "NextContinuationToken",
+					       token, token_size, true)))
 			token[0] = 0;
 	}
 	if (e == -EPROTO)

@@ -263,20 +263,6 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	}
 }
 
-/* S3's <Code> or <Message> from an error document, into out. */
-static void xml_field(const char *doc, const char *tag, char *out, size_t size)
-{
-	char open[32], close[32];
-	const char *s, *e;
-
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
-	if (!doc || !(s = strstr(doc, open)) || !(e = strstr(s, close)))
-		return;
-	s += strlen(open);
-	snprintf(out, size, "%.*s", (int)(e - s), s);
-}
-
 /* A name for a status that came without S3's error document. */
 static const char *status_name(long status)
 {
@@ -315,8 +301,10 @@ static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
 		snprintf(err->message, sizeof(err->message), "%s", curl_easy_strerror(cc));
 		return;
 	}
-	xml_field(r->resp, "Code", err->code, sizeof(err->code));
-	xml_field(r->resp, "Message", err->message, sizeof(err->message));
+	if (r->resp) {
+		s3_xml_element(r->resp, NULL, "Code", err->code, sizeof(err->code), false);
+		s3_xml_element(r->resp, NULL, "Message", err->message, sizeof(err->message), false);
+	}
 	/* A HEAD's answer has no body: the status is all there is. */
 	if (!err->code[0])
 		snprintf(err->code, sizeof(err->code), "%s", status_name(r->status));

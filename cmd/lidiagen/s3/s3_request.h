@@ -62,6 +62,15 @@ bool s3_add_header(struct curl_slist **list, const char *name, const char *value
 bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
 			 const char *payload_sha);
 
+/*
+ * The text of the first <tag> within [doc, end) (end NULL: the string's
+ * end), unescaped, into out. A key keeps its bytes, and is refused when
+ * too long; other text is cut to fit, its control characters made spaces
+ * (one line to print). False when there is no such element.
+ */
+bool s3_xml_element(const char *doc, const char *end, const char *tag, char *out, size_t size,
+		    bool is_key);
+
 /* Release what the response holds. */
 void s3_request_done(struct s3_request *r);
 
