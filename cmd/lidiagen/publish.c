@@ -258,7 +258,8 @@ void publish_survey(struct publish *p, const char *const *keys, size_t n)
 		p->listed_to = NULL; /* the whole directory */
 	}
 	p->surveyed = strdup(dir);
-	qsort(p->cat, p->ncat, sizeof(*p->cat), cmp_listed);
+	if (p->ncat > 1)
+		qsort(p->cat, p->ncat, sizeof(*p->cat), cmp_listed);
 }
 
 /* What the listing showed at key; NULL when it showed nothing there. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The EC2 instance metadata service (IMDSv2): the temporary credentials of
- * the instance's IAM role, the last place aws_config.c looks.
+ * the instance's IAM role, the last place aws_credentials.c looks.
  */
 #ifndef LIDIAGEN_IMDS_H
 #define LIDIAGEN_IMDS_H

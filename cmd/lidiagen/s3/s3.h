@@ -6,13 +6,16 @@
  * here prints or exits: errors come back as codes and messages.
  *
  *  - aws_config.c: settings the AWS way (options and YAML first, then the
- *    environment, then the profile files), and credentials from the
- *    environment, the profile, or the instance metadata service (imds.c);
- *  - s3_url.c: s3://BUCKET/PREFIX, keys, and the URL of a key (virtual-
- *    hosted or path style), each character encoded as SigV4 wants;
+ *    environment, then the profile files: aws_files.c, aws_ini.c), the
+ *    bucket and prefix (aws_url.c), and credentials (aws_credentials.c)
+ *    from the environment, the profile, or the instance metadata service
+ *    (imds.c);
+ *  - s3_url.c: keys, and the URL of a key (virtual-hosted or path style),
+ *    each character encoded as SigV4 wants;
  *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
  *    with x-amz-content-sha256 sent and signed), retried with backoff;
- *  - s3_object.c: HEAD and PUT of one object and its lidia metadata.
+ *  - s3_object.c: HEAD and PUT of one object and its lidia metadata, and
+ *    the bucket check; s3_list.c: listings; s3_xml.c: S3's XML; md5.c.
  */
 #ifndef LIDIAGEN_S3_H
 #define LIDIAGEN_S3_H
@@ -21,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- aws_config.c: settings and credentials ---- */
+/* ---- aws_*.c: settings and credentials (aws_config.c has the order) ---- */
 
 /* What the command line and the YAML config say; NULL or false: not given. */
 struct s3_overrides {
