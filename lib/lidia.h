@@ -259,7 +259,19 @@ struct lidia_extract_opts {
 	 */
 	const char *const *debug_dirs;
 	bool no_debug_search; /* use only the images given */
-	uint8_t reserved[7];  /* zero (the macro sees to it): room for fields to come */
+	/*
+	 * Zero (the macro sees to it). No field can take these bytes since
+	 * prefix_map came after them, so a non-zero byte here is refused.
+	 */
+	uint8_t reserved[7];
+	/*
+	 * File names rewritten: "OLD=NEW" strings (split at the first '='; OLD
+	 * not empty, NEW may be), NULL-terminated, each given to
+	 * lidia_builder_map_prefix() in this order before anything is added, so
+	 * the first whose OLD begins a name wins. NULL: names as the images give
+	 * them. Only on a builder's first extraction (LIDIA_E_STATE after).
+	 */
+	const char *const *prefix_map;
 };
 #define LIDIA_EXTRACT_OPTS(...)                                                                    \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })
@@ -327,6 +339,22 @@ struct lidia_range_desc {
 /* A new, empty builder. *out is NULL on failure. */
 LIDIA_API int lidia_builder_new(struct lidia_builder **out);
 LIDIA_API void lidia_builder_free(struct lidia_builder *b);
+
+/*
+ * Rewrite file names (struct lidia_range_desc's file and call_file, never
+ * function names): a name that begins with old_prefix, byte for byte, is
+ * stored with new_prefix in its place; "/proc/self/cwd/" to "" makes Bazel's
+ * names relative to the workspace, "/home/ci/build/" to "/src/" moves a CI
+ * checkout. old_prefix is matched as text: end it with '/' to match whole
+ * directories only. Rules are tried in the order they were given and the
+ * first that matches wins, so give a longer prefix before a shorter one it
+ * begins with; a name that no rule matches is stored as it is. Each distinct
+ * name is mapped once, whatever the number of ranges naming it. Both strings
+ * are copied. Only before the first lidia_builder_add() (LIDIA_E_STATE
+ * after); LIDIA_E_INVAL for an empty or NULL old_prefix or a NULL new_prefix.
+ */
+LIDIA_API int lidia_builder_map_prefix(struct lidia_builder *b, const char *old_prefix,
+				       const char *new_prefix);
 
 /*
  * Add a range. Ranges of zero length are accepted and dropped. Lines must be

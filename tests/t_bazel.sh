@@ -5,8 +5,9 @@
 # with local_repository and shadows the three repositories Bazel 4 would fetch.
 # Checked: the lidia_symbols rule (one action per input, merged into one tree in
 # the object-store layout, each file accepted by Pyroscope's reader logic); the
-# unstripped binary behind cc_binary's .stripped output; the .dwo files of
-# --fission builds; lidia_aspect over //... with --output_groups=lidia; a second
+# unstripped binary behind cc_binary's .stripped output; file names relative
+# to the workspace (the default prefix_map maps /proc/self/cwd/ away; a rule's
+# own prefix_map replaces it); the .dwo files of --fission builds; lidia_aspect over //... with --output_groups=lidia; a second
 # build runs nothing, and after `bazel clean` every action is a cache hit; a
 # vendored copy of the plugin without a tool says so, and takes one by label.
 set -u
@@ -71,7 +72,8 @@ bin=$ws/bazel-bin
 app_id= lib_id=
 
 # ---- the rule -------------------------------------------------------------------
-bz build build //:symbols //:stripped //:release_symbols --disk_cache="$dc"
+targets=(//:symbols //:stripped //:release_symbols //:absolute //:as_compiled)
+bz build build "${targets[@]}" --disk_cache="$dc"
 if [ "$RC" -ne 0 ]; then
 	bazel_fail "bazel build //:symbols //:stripped //:release_symbols (offline, Bazel 4)" build
 	exit 0
@@ -88,7 +90,7 @@ else
 		"expected:" "$want" "got:" "$got"
 fi
 bad=
-for f in $got $(find -L "$bin/stripped" "$bin/release_symbols" -type f); do
+for f in $got $(find -L "$bin/stripped" "$bin/release_symbols" "$bin/absolute" "$bin/as_compiled" -type f); do
 	pyroscope_reader "$f" >"$work/lookup.out" 2>&1 || bad+="$f: $(cat "$work/lookup.out")"$'\n'
 done
 if [ -z "$bad" ] && [ -n "$got" ]; then
@@ -104,10 +106,20 @@ lookup_greet() { # LIDIA-FILE: the Pyroscope lookup of app's greet_count
 	pyroscope_reader "$1" "${addr:-0}" 2>&1
 }
 out=$(lookup_greet "$bin/symbols/symbolizer/team-a/$app_id")
-if grep -q '| greet_count @ .*greet\.c' <<<"$out"; then
-	ok "lidia_symbols: app's file names greet_count @ greet.c"
+if grep -q '| greet_count @ greet\.c\( |\|$\)' <<<"$out" &&
+	! grep -qF /proc/self/cwd "$bin/symbols/symbolizer/team-a/$app_id"; then
+	ok "lidia_symbols: app's file names greet_count @ greet.c, relative to the workspace (no /proc/self/cwd/ in it)"
 else
-	not_ok "lidia_symbols: app's file names greet_count @ greet.c" "$out"
+	not_ok "lidia_symbols: app's file names greet_count @ greet.c, relative to the workspace" "$out" \
+		"$(grep -c /proc/self/cwd "$bin/symbols/symbolizer/team-a/$app_id") mentions of /proc/self/cwd"
+fi
+out_abs=$(lookup_greet "$bin/absolute/$app_id.lidia")
+out_raw=$(lookup_greet "$bin/as_compiled/$app_id.lidia")
+if grep -q '| greet_count @ /ws/greet\.c\( |\|$\)' <<<"$out_abs" &&
+	grep -q '| greet_count @ /proc/self/cwd/greet\.c\( |\|$\)' <<<"$out_raw"; then
+	ok "lidia_symbols(prefix_map = [...]): the rule's list replaces the default (/ws/greet.c; as compiled: /proc/self/cwd/greet.c)"
+else
+	not_ok "lidia_symbols(prefix_map = [...]): the rule's list replaces the default" "$out_abs" "$out_raw"
 fi
 
 bz aquery aquery 'mnemonic(LidiaSymbols, //:symbols)'
@@ -134,14 +146,14 @@ else
 fi
 
 # ---- caching ---------------------------------------------------------------------
-bz again build //:symbols //:stripped //:release_symbols --disk_cache="$dc"
+bz again build "${targets[@]}" --disk_cache="$dc"
 if [ "$RC" -eq 0 ] && ran_nothing again; then
 	ok "a second build runs nothing: $(processes again)"
 else
 	not_ok "a second build runs nothing" "exit $RC" "$(processes again)"
 fi
 bz clean clean
-bz cached build //:symbols //:stripped //:release_symbols --disk_cache="$dc"
+bz cached build "${targets[@]}" --disk_cache="$dc"
 if [ "$RC" -eq 0 ] && ran_nothing cached && grep -q 'cache hit' <<<"$(processes cached)" &&
 	[ "$(find -L "$bin/symbols" -type f | sort)" = "$want" ]; then
 	ok "after bazel clean, every action is a cache hit: $(processes cached)"
@@ -193,6 +205,11 @@ if [ -z "$bad" ] && [ -n "$got_a" ]; then
 	ok "lidia_aspect: every file is accepted by Pyroscope's reader logic"
 else
 	not_ok "lidia_aspect: every file is accepted by Pyroscope's reader logic" "$bad"
+fi
+if [ -n "$got_a" ] && ! grep -qlF /proc/self/cwd $got_a; then
+	ok "lidia_aspect: file names relative to the workspace (--@lidiagen//:prefix_map's default)"
+else
+	not_ok "lidia_aspect: file names relative to the workspace" "$(grep -lF /proc/self/cwd $got_a)"
 fi
 inl=$("$LIDIAGEN" info "$bin/app.lidia/symbolizer/aspect-t/$app_id" 2>&1 | grep -o '[0-9]* inline ranges')
 if [ "$inl" = "0 inline ranges" ] && [ "$(rows "$bin/app.lidia/symbolizer/aspect-t/$app_id")" -gt 0 ] 2>/dev/null; then

@@ -8,8 +8,9 @@
 # under the output directory, each file accepted by Pyroscope's reader logic; a
 # no-op rebuild runs nothing and rewrites nothing; touching one source rewrites
 # only that target's file; a relink that changes the build ID replaces the old
-# key; clean removes the outputs. Then the install helper, LIDIAGEN_ENABLE=OFF
-# and the errors of a package without its command.
+# key; clean removes the outputs; the file names as PREFIX_MAP (or
+# -DLIDIAGEN_PREFIX_MAP) maps them, or as compiled. Then the install helper,
+# LIDIAGEN_ENABLE=OFF and the errors of a package without its command.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 top=$(cd "$TESTS_DIR/.." && pwd)
@@ -56,7 +57,10 @@ key_path() {
 	esac
 }
 
-# exercise NAME GENERATOR LAYOUT TENANT OUT CONFIG [CMAKE-ARGS...]
+# exercise NAME GENERATOR LAYOUT TENANT OUT CONFIG [CMAKE-ARGS...]; with
+# EX_GREET_ARGS, the fixture's lidiagen_add_symbols(greet) gets those arguments;
+# EX_GREET_FILE is the file the lookup of greet_count must name.
+EX_GREET_ARGS= EX_GREET_FILE=
 exercise() {
 	local name=$1 gen=$2 layout=$3 tenant=$4 out=$5 config=$6
 	shift 6
@@ -64,6 +68,10 @@ exercise() {
 	local build=(cmake --build "$b")
 	rm -rf "$src" "$b"
 	cp -R "$FIXTURES_SRC/cmake" "$src"
+	if [ -n "$EX_GREET_ARGS" ]; then
+		sed -i "s|^lidiagen_add_symbols(greet)|lidiagen_add_symbols(greet $EX_GREET_ARGS)|" \
+			"$src/greet/CMakeLists.txt"
+	fi
 	if [ -n "$config" ]; then
 		build+=(--config "$config")
 		bin=$b/$config
@@ -120,10 +128,10 @@ exercise() {
 	fi
 	local addr
 	addr=$("$PYTHON" "$TESTS_LIB/elfsyms.py" funcs "$lib" 2>/dev/null | awk '$NF == "greet_count" { print $1; exit }')
-	if [ -n "$addr" ] && pyroscope_reader "$lib_key" "$addr" 2>&1 | grep -q '| greet_count'; then
-		ok "$name: libgreet.so's file names greet_count at its address"
+	if [ -n "$addr" ] && pyroscope_reader "$lib_key" "$addr" 2>&1 | grep -qF "| greet_count @ $EX_GREET_FILE"; then
+		ok "$name: libgreet.so's file names greet_count at its address${EX_GREET_FILE:+, in $EX_GREET_FILE}"
 	else
-		not_ok "$name: libgreet.so's file names greet_count at its address" \
+		not_ok "$name: libgreet.so's file names greet_count at its address${EX_GREET_FILE:+, in $EX_GREET_FILE}" \
 			"address '$addr'" "$(pyroscope_reader "$lib_key" ${addr:+"$addr"} 2>&1 | head -5)"
 	fi
 
@@ -200,10 +208,15 @@ exercise() {
 }
 
 LAST_BUILD=
+# PREFIX_MAP: names relative to the source tree (the first rule that matches wins).
+EX_GREET_ARGS='PREFIX_MAP "${CMAKE_SOURCE_DIR}/=src/" "/=/not-this/"' EX_GREET_FILE=src/greet/greet.c
 exercise make "Unix Makefiles" pyroscope anonymous "$work/make-build/lidia" ""
 make_build=$LAST_BUILD
+EX_GREET_ARGS= EX_GREET_FILE=/ninja/greet/greet.c
 exercise ninja Ninja pyroscope team-a "$work/ninja-out" "" \
-	-DLIDIAGEN_TENANT=team-a -DLIDIAGEN_OUTPUT_DIR="$work/ninja-out"
+	-DLIDIAGEN_TENANT=team-a -DLIDIAGEN_OUTPUT_DIR="$work/ninja-out" \
+	-DLIDIAGEN_PREFIX_MAP="$work/ninja-src/=/ninja/"
+EX_GREET_FILE= # Release: no debug information, so no file name
 exercise multi "Ninja Multi-Config" flat anonymous "$work/multi-build/lidia/Release" Release \
 	-DLIDIAGEN_LAYOUT=flat
 if [ -n "$(lidia_files "$work/multi-build/lidia/Debug")" ]; then

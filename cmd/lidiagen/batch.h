@@ -28,6 +28,8 @@ struct batch_opts {
 	struct lidia_extract_opts extract;
 	const char *debug_dirs[65];
 	size_t ndebug_dirs;
+	const char *prefix_map[65]; /* --prefix-map OLD=NEW, in order; NULL after the last */
+	size_t nprefix_map;
 	bool recursive, follow_symlinks, force;
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;

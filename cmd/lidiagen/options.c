@@ -197,6 +197,17 @@ static int set_max_depth(struct batch_opts *o, const struct opt_def *d, const ch
 	return 0;
 }
 
+/* OLD=NEW, OLD not empty (NEW may be): one more rule of the list. */
+static int set_prefix_map(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+			  char *err, size_t err_size)
+{
+	const char *eq = strchr(v, '=');
+
+	if (!eq || eq == v)
+		return bad(d, err, err_size, "'%s' is not OLD=NEW (OLD not empty)", v);
+	return set_list(o, d, v, on, err, err_size);
+}
+
 static int set_symbols_only(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
 			    char *err, size_t err_size)
 {
@@ -238,6 +249,12 @@ static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char
 #define ROW_LIST(l, a, field, count, n, noun, sec, h)                                              \
 	{                                                                                          \
 		.name = l, .kind = OPT_LIST, .arg = a, .section = sec, .help = h, .set = set_list, \
+		.off = OFF(field), .off_count = OFF(count), .max = n, .what = noun                 \
+	}
+/* The same, with its own setter (which checks each element, then stores it with set_list). */
+#define ROW_LIST_FN(l, a, fn, field, count, n, noun, sec, h)                                       \
+	{                                                                                          \
+		.name = l, .kind = OPT_LIST, .arg = a, .section = sec, .help = h, .set = fn,       \
 		.off = OFF(field), .off_count = OFF(count), .max = n, .what = noun                 \
 	}
 /* A uint64_t size with a K, M, G or T suffix. */
@@ -354,6 +371,11 @@ const struct opt_def convert_opts[] = {
 		 "/usr/lib/debug)"),
 	ROW_BOOL(0, "no-debug-search", extract.no_debug_search, CONTENT,
 		 "use only the files given"),
+	/* One slot of prefix_map is left for options_check's NULL. */
+	ROW_LIST_FN("prefix-map", "OLD=NEW", set_prefix_map, prefix_map, nprefix_map, 64, "maps",
+		    CONTENT,
+		    "write file names that begin with OLD with NEW\n"
+		    "instead (repeatable; the first that matches wins)"),
 
 	ROW_UINT('j', "jobs", "N", jobs, 1, 256, RUNNING,
 		 "convert N inputs at a time (default: the cores)"),
@@ -475,5 +497,7 @@ int options_check(struct batch_opts *o, char *err, size_t err_size)
 	}
 	o->debug_dirs[o->ndebug_dirs] = NULL;
 	o->extract.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL;
+	o->prefix_map[o->nprefix_map] = NULL;
+	o->extract.prefix_map = o->nprefix_map ? o->prefix_map : NULL;
 	return 0;
 }

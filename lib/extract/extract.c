@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: everything known about one build's functions, from all its images, into a builder. */
+#include <limits.h>
+
 #include "debug_find.h"
 #include "debug_sections.h"
 #include "dwarf_extract.h"
+#include "dwp.h"
 #include "elf_mem.h"
 #include "functions.h"
 #include "go_extract.h"
@@ -86,6 +89,7 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	const struct lidia_elf *e = dwarf_image(elfs, n);
 	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
 	Dwarf *alt_dw = NULL;
+	char dwp[PATH_MAX];
 	int err;
 
 	if (!e)
@@ -107,6 +111,9 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 			alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf,
 						 DWARF_C_READ, NULL);
 	}
+	/* A package is a declared input too (Bazel's :app.dwp): looked for even with no search. */
+	if (dwp_beside(elfs, n, dwp, sizeof(dwp)))
+		dwp_warn_unread(inflated ? inflated : e, dwp);
 	err = extract_dwarf(x, inflated ? inflated : e, alt_dw);
 	if (alt_dw)
 		dwarf_end(alt_dw);
@@ -175,6 +182,41 @@ static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const 
 	return 0;
 }
 
+/*
+ * opts' reserved bytes are zero: prefix_map came after them, so no field can
+ * take them, and a non-zero byte is a request no library honours.
+ */
+static bool reserved_zero(const struct lidia_extract_opts *opts)
+{
+	for (size_t i = 0; OPTS_HAS(opts, reserved) && i < sizeof(opts->reserved); i++)
+		if (opts->reserved[i])
+			return false;
+	return true;
+}
+
+/* opts' prefix_map, each "OLD=NEW" split at its first '=', given to b in order. */
+static int map_prefixes(struct lidia_builder *b, const struct lidia_extract_opts *opts)
+{
+	const char *const *m = OPTS_GET(opts, prefix_map, NULL);
+
+	for (; m && *m; m++) {
+		const char *eq = strchr(*m, '=');
+		char *old;
+		int err;
+
+		if (!eq || eq == *m)
+			return LIDIA_E_INVAL;
+		old = strndup(*m, (size_t)(eq - *m));
+		if (!old)
+			return -ENOMEM;
+		err = lidia_builder_map_prefix(b, old, eq + 1);
+		free(old);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, size_t n,
 		  const struct lidia_extract_opts *opts, struct lidia_extract_stats *stats)
 {
@@ -191,8 +233,10 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 	size_t nall = 0, nopened = 0;
 	int err = 0;
 
-	if (!n || !OPTS_VALID(opts, lidia_extract_opts))
+	if (!n || !OPTS_VALID(opts, lidia_extract_opts) || !reserved_zero(opts))
 		return LIDIA_E_INVAL;
+	if ((err = map_prefixes(b, opts)))
+		goto out;
 	all = calloc(n + 1, sizeof(*all));
 	if (!all) {
 		err = -ENOMEM;

@@ -29,12 +29,33 @@ struct brange {
 	uint32_t seq; /* insertion order: the tie-breaker of the stable sort */
 };
 
+/* One rule of lidia_builder_map_prefix(): a file name starting with old gets new instead. */
+struct prefix_rule {
+	char *old, *new;
+	size_t old_len, new_len;
+};
+
+/*
+ * The file names as given, when there are rules: each once, in seen (never
+ * written), with the offset of its mapped name in strings. seen's offsets
+ * grow as names are added, so raw[] is sorted: a name seen again is found by
+ * its hash in seen, then by binary search here, and is mapped only once.
+ */
+struct file_map {
+	struct strtab seen;
+	uint32_t *raw, *mapped; /* seen's offset, strings' offset: n of each */
+	size_t n, cap_raw, cap_mapped;
+};
+
 struct lidia_builder {
 	struct brange *ranges;
 	size_t nranges, cap_ranges;
 	struct lidia_line *lines;
 	size_t nlines, cap_lines;
 	struct strtab strings;
+	struct prefix_rule *rules;
+	size_t nrules, cap_rules;
+	struct file_map files;
 	bool finalized;
 	unsigned va_size, field_size, line_size;
 	uint32_t crc[4]; /* VA, ranges, strings, lines */
@@ -64,6 +85,14 @@ void lidia_builder_free(struct lidia_builder *b)
 	free(b->ranges);
 	free(b->lines);
 	strtab_release(&b->strings);
+	for (size_t i = 0; i < b->nrules; i++) {
+		free(b->rules[i].old);
+		free(b->rules[i].new);
+	}
+	free(b->rules);
+	strtab_release(&b->files.seen);
+	free(b->files.raw);
+	free(b->files.mapped);
 	free(b);
 }
 
@@ -79,6 +108,102 @@ static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
 
 	*off = (uint32_t)o;
 	return err;
+}
+
+int lidia_builder_map_prefix(struct lidia_builder *b, const char *old_prefix,
+			     const char *new_prefix)
+{
+	struct prefix_rule *r;
+	int err;
+
+	if (b->finalized || b->nranges)
+		return LIDIA_E_STATE;
+	if (!old_prefix || !*old_prefix || !new_prefix)
+		return LIDIA_E_INVAL;
+	if (!b->nrules && (err = strtab_init(&b->files.seen)))
+		return err;
+	if ((err = LIDIA_GROW(b->rules, b->nrules + 1, b->cap_rules)))
+		return err;
+	r = &b->rules[b->nrules];
+	r->old = strdup(old_prefix);
+	r->new = strdup(new_prefix);
+	if (!r->old || !r->new) {
+		free(r->old);
+		free(r->new);
+		return -ENOMEM;
+	}
+	r->old_len = strlen(r->old);
+	r->new_len = strlen(r->new);
+	b->nrules++;
+	return 0;
+}
+
+/* s[0..len) with the first rule whose prefix it starts with applied, interned. */
+static int intern_mapped(struct lidia_builder *b, const char *s, size_t len, uint64_t *off)
+{
+	const struct prefix_rule *r = NULL;
+	char *buf;
+	int err;
+
+	for (size_t i = 0; i < b->nrules && !r; i++)
+		if (len >= b->rules[i].old_len && !memcmp(s, b->rules[i].old, b->rules[i].old_len))
+			r = &b->rules[i];
+	if (!r)
+		return strtab_intern(&b->strings, s, len, off);
+	buf = malloc(r->new_len + (len - r->old_len) + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, r->new, r->new_len);
+	memcpy(buf + r->new_len, s + r->old_len, len - r->old_len);
+	err = strtab_intern(&b->strings, buf, r->new_len + (len - r->old_len), off);
+	free(buf);
+	return err;
+}
+
+/* The index in files.raw of seen's offset raw, or files.n when it has none. */
+static size_t find_raw(const struct file_map *f, uint32_t raw)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->raw[mid] < raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->n && f->raw[lo] == raw ? lo : f->n;
+}
+
+/* A file name's offset: as intern(), with the prefix rules applied once per distinct name. */
+static int intern_file(struct lidia_builder *b, const char *s, uint32_t *off)
+{
+	struct file_map *f = &b->files;
+	size_t len = s ? strlen(s) : 0, count = f->seen.count, i;
+	uint64_t raw, o;
+	int err;
+
+	if (!b->nrules || !len)
+		return intern(b, s, off);
+	if ((err = strtab_intern(&f->seen, s, len, &raw)))
+		return err;
+	/* Known ("[overflow]" is in seen from the start, and has no entry: mapped each time). */
+	if (f->seen.count == count && (i = find_raw(f, (uint32_t)raw)) < f->n) {
+		*off = f->mapped[i];
+		return 0;
+	}
+	if ((err = intern_mapped(b, s, len, &o)))
+		return err;
+	*off = (uint32_t)o;
+	if (f->seen.count == count)
+		return 0;
+	if ((err = LIDIA_GROW(f->raw, f->n + 1, f->cap_raw)) ||
+	    (err = LIDIA_GROW(f->mapped, f->n + 1, f->cap_mapped)))
+		return err;
+	f->raw[f->n] = (uint32_t)raw;
+	f->mapped[f->n++] = *off;
+	return 0;
 }
 
 int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
@@ -111,8 +236,8 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	br->depth = r->depth;
 	br->call_line = r->call_line;
 	br->seq = (uint32_t)b->nranges;
-	if ((err = intern(b, r->func, &br->func)) || (err = intern(b, r->file, &br->file)) ||
-	    (err = intern(b, r->call_file, &br->call_file)))
+	if ((err = intern(b, r->func, &br->func)) || (err = intern_file(b, r->file, &br->file)) ||
+	    (err = intern_file(b, r->call_file, &br->call_file)))
 		return err;
 	br->line_count = (uint32_t)r->line_count;
 	br->line_idx = r->line_count ? (uint32_t)b->nlines : 0;

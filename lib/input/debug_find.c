@@ -6,10 +6,8 @@
 #include <stdarg.h>
 #include <lzma.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "debug_find.h"
 #include "elf_mem.h"
@@ -66,77 +64,173 @@ static void dir_of(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
-static uint32_t file_crc32(const char *path, bool *ok)
+/*
+ * One search for the debug file of e: the names it may have, and what a
+ * candidate that was refused was, to say so when nothing else matched.
+ */
+struct search {
+	const struct lidia_elf *e;
+	const char *id; /* e's build ID: a candidate is used only when it has the same */
+	struct stat st; /* e's file, when e is one: never its own debug file */
+	bool have_st;
+	const char *names[2]; /* .gnu_debuglink's name, else e's own name and NAME.debug */
+	char debug_name[NAME_MAX + 1];
+	char refused[PATH_MAX]; /* the first candidate whose build ID differs */
+};
+
+/* 1 (*out set) when path is e's debug file; 0 when it is absent or not, noted in s. */
+static int try_path(struct search *s, const char *path, struct lidia_elf **out)
 {
-	uint32_t crc = 0;
+	struct lidia_elf_info info;
+	struct lidia_elf *d;
 	struct stat st;
-	void *map;
-	int fd;
+	char id[LIDIA_KEY_MAX];
 
-	*ok = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    (s->have_st && st.st_dev == s->st.st_dev && st.st_ino == s->st.st_ino))
 		return 0;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED) {
-			/* zlib's crc32 takes a uInt length: feed it in pieces. */
-			const unsigned char *p = map;
-			size_t left = (size_t)st.st_size;
-
-			crc = (uint32_t)crc32(0, Z_NULL, 0);
-			while (left) {
-				uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
-
-				crc = (uint32_t)crc32(crc, p, n);
-				p += n;
-				left -= n;
-			}
-			munmap(map, (size_t)st.st_size);
-			*ok = true;
-		}
+	if (access(path, R_OK) || elf_image_open(&d, path, true))
+		return 0;
+	if (lidia_elf_build_id(d, id, sizeof(id)) || strcmp(id, s->id)) {
+		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
+		if (!s->refused[0])
+			snprintf(s->refused, sizeof(s->refused), "%s", path);
+		lidia_elf_close(d);
+		return 0;
 	}
-	close(fd);
-	return crc;
+	/* A copy of the binary (same build ID, nothing more) must not end the search. */
+	lidia_elf_info(d, &info);
+	if (!info.has_dwarf && !info.has_symtab) {
+		lidia_elf_close(d);
+		return 0;
+	}
+	*out = d;
+	return 1;
+}
+
+/* Each name of s in dir (beside e: dir/NAME, dir/.debug/NAME). */
+static int try_beside(struct search *s, const char *dir, struct lidia_elf **out)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(s->names) && s->names[i]; i++) {
+		if ((path_fmt(path, sizeof(path), "%s/%s", dir, s->names[i]) &&
+		     try_path(s, path, out)) ||
+		    (path_fmt(path, sizeof(path), "%s/.debug/%s", dir, s->names[i]) &&
+		     try_path(s, path, out)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Each name of s under root, below each tail of dir: all of dir first (GDB's
+ * rule: <root>/usr/bin/X.debug for /usr/bin/X), then each shorter tail that
+ * starts after a '/' (or an archive path's '!'), down to none. A package
+ * unpacked anywhere, at /tmp/pkg, has /tmp/pkg/usr/bin/X and its debug file
+ * at /tmp/pkg/usr/lib/debug/usr/bin/X: the tail usr/bin finds it under the
+ * root /tmp/pkg/usr/lib/debug, as it does for the archive member
+ * pkg.deb!data.tar.xz!./usr/bin/X. A tail that is not e's may find a file of
+ * another build; the build ID check refuses it.
+ */
+static int try_tails(struct search *s, const char *root, const char *dir, struct lidia_elf **out)
+{
+	char path[PATH_MAX];
+	const char *tail = dir;
+
+	for (;;) {
+		bool up;
+
+		tail += strspn(tail, "/");
+		if (!strcmp(tail, "."))
+			tail = "";
+		/* A relative name's ../ would lead out of root. */
+		up = !strncmp(tail, "..", 2) && (tail[2] == '/' || !tail[2]);
+
+		for (size_t i = 0; i < ARRAY_SIZE(s->names) && s->names[i] && !up; i++) {
+			if (path_fmt(path, sizeof(path), "%s/%s%s%s", root, tail, *tail ? "/" : "",
+				     s->names[i]) &&
+			    try_path(s, path, out))
+				return 1;
+		}
+		if (!*tail)
+			return 0;
+		tail += strcspn(tail, "/!");
+		tail += *tail == '!';
+	}
+}
+
+/* The names e's debug file may have: .gnu_debuglink's, else e's own and NAME.debug. */
+static bool search_names(struct search *s)
+{
+	const char *link, *base;
+	GElf_Word crc;
+
+	link = dwelf_elf_gnu_debuglink(s->e->elf, &crc);
+	if (link && *link) {
+		if (strchr(link, '/'))
+			return false; /* a name, never a path: not one to look for */
+		s->names[0] = link;
+		return true;
+	}
+	base = strrchr(s->e->name, '/');
+	base = base ? base + 1 : s->e->name;
+	if (!*base || strchr(base, '!'))
+		return false;
+	s->names[0] = base;
+	if (snprintf(s->debug_name, sizeof(s->debug_name), "%s.debug", base) <
+	    (int)sizeof(s->debug_name))
+		s->names[1] = s->debug_name;
+	return true;
+}
+
+/* Every place of debug_find_file's after the build-ID paths, in its order. */
+static int find_by_name(struct search *s, const char *const *dirs, struct lidia_elf **out)
+{
+	char dir[PATH_MAX], real[PATH_MAX], real_dir[PATH_MAX];
+	bool have_real;
+
+	dir_of(s->e->name, dir, sizeof(dir));
+	if (try_beside(s, dir, out))
+		return 1;
+	/* Under a root: by the real directory (GDB's), then by the name's (a link in a package). */
+	have_real = realpath(s->e->name, real) != NULL;
+	if (have_real)
+		dir_of(real, real_dir, sizeof(real_dir));
+	for (size_t i = 0; dirs && dirs[i]; i++) {
+		if ((have_real && try_tails(s, dirs[i], real_dir, out)) ||
+		    ((!have_real || strcmp(real_dir, dir)) && try_tails(s, dirs[i], dir, out)))
+			return 1;
+	}
+	return 0;
 }
 
 int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct lidia_elf **out)
 {
-	char id[LIDIA_KEY_MAX], path[PATH_MAX], dir[PATH_MAX];
-	const char *link;
-	GElf_Word crc;
+	char id[LIDIA_KEY_MAX], path[PATH_MAX];
+	struct search *s;
+	int found = 0;
 
 	*out = NULL;
 	if (lidia_elf_build_id(e, id, sizeof(id)))
 		return 0;
-	for (size_t i = 0; dirs && dirs[i]; i++) {
-		if (build_id_path(path, sizeof(path), dirs[i], id) && open_matching(path, id, out))
-			return 1;
-	}
-	link = dwelf_elf_gnu_debuglink(e->elf, &crc);
-	if (!link || !*link || strchr(link, '/'))
-		return 0;
-	dir_of(e->name, dir, sizeof(dir));
-	for (int k = -2; dirs && (k < 0 || dirs[k]); k++) {
-		bool ok, fit;
-
-		if (k == -2)
-			fit = path_fmt(path, sizeof(path), "%s/%s", dir, link);
-		else if (k == -1)
-			fit = path_fmt(path, sizeof(path), "%s/.debug/%s", dir, link);
-		else
-			fit = path_fmt(path, sizeof(path), "%s/%s/%s", dirs[k], dir, link);
-		if (!fit || !strcmp(path, e->name) || access(path, R_OK))
-			continue;
-		if (file_crc32(path, &ok) != crc || !ok) {
-			lidia_log(LIDIA_LOG_INFO, "%s: CRC differs from .gnu_debuglink, not used",
-				  path);
-			continue;
-		}
-		if (open_matching(path, id, out))
-			return 1;
-	}
-	return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->e = e;
+	s->id = id;
+	s->have_st = !stat(e->name, &s->st);
+	for (size_t i = 0; dirs && dirs[i] && !found; i++)
+		found = build_id_path(path, sizeof(path), dirs[i], id) && try_path(s, path, out);
+	if (!found && search_names(s))
+		found = find_by_name(s, dirs, out);
+	if (!found && s->refused[0])
+		lidia_log(LIDIA_LOG_WARN,
+			  "%s: '%s' has another build ID, not used: give the debug file of this "
+			  "build",
+			  e->name, s->refused);
+	free(s);
+	return found;
 }
 
 int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct lidia_elf **out)

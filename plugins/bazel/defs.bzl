@@ -15,8 +15,15 @@ the bucket as it is. Without editing BUILD files:
 
 gives each cc_binary (executables and linkshared = 1 libraries) and
 cc_shared_library a tree bazel-bin/<package>/<name>.lidia/symbolizer/anonymous/<build-id>;
---@lidiagen//:tenant, --@lidiagen//:layout and --@lidiagen//:options set what the
-aspect (and any lidia_symbols that leaves them empty) passes to lidiagen.
+--@lidiagen//:tenant, --@lidiagen//:layout, --@lidiagen//:options and
+--@lidiagen//:prefix_map set what the aspect (and any lidia_symbols that leaves
+them empty) passes to lidiagen.
+
+File names are written relative to the workspace: Bazel's C++ actions run
+with PWD=/proc/self/cwd, which compilers record as the directory of every
+source, and prefix_map (default --@lidiagen//:prefix_map, "/proc/self/cwd/=") maps that
+away, as lidiagen --prefix-map OLD=NEW does, the first rule that matches
+winning.
 
 Every input is one action (mnemonic LidiaSymbols) that runs the lidiagen tool in
 the exec configuration and writes one tree artifact, so Bazel caches it and can
@@ -29,7 +36,8 @@ libraries linked into it (--fission), found through the compile actions, are
 inputs of the action and lidiagen reads them through the skeleton units; a
 `:name.stripped` entry is converted together with the unstripped `:name`
 behind it (one file, the same build ID), and a `:name.dwp` entry gives
-`:name` with its .dwp beside it.
+`:name` with the .dwo files the .dwp was made from (lidiagen reads those; it
+cannot read a .dwp, and says so when a binary's .dwo files are missing).
 """
 
 LidiaSymbolsInfo = provider(
@@ -154,13 +162,14 @@ def _split_debug_files(info):
         files.append(info.dwo)
     return files
 
-def _convert(ctx, tool, elf_files, extra_inputs, out, tenant, layout, options, what):
+def _convert(ctx, tool, elf_files, extra_inputs, out, tenant, layout, prefix_map, options, what):
     """One LidiaSymbols action: lidiagen ELF_FILES -o OUT (a tree artifact)."""
     args = ctx.actions.args()
     args.add_all(elf_files)
     args.add("-o", out.path)
     args.add("--layout", layout)
     args.add("--tenant", tenant)
+    args.add_all(prefix_map, before_each = "--prefix-map")
 
     # Only the declared inputs, no state file in the tree, errors only.
     args.add_all(["--no-debug-search", "--no-state", "-q"])
@@ -173,6 +182,11 @@ def _convert(ctx, tool, elf_files, extra_inputs, out, tenant, layout, options, w
         mnemonic = "LidiaSymbols",
         progress_message = "Writing Lidia symbols of %s" % what,
     )
+
+def _check_prefix_map(prefix_map, where):
+    for m in prefix_map:
+        if m.find("=") < 1:
+            fail("%s: prefix_map '%s' is not OLD=NEW (OLD not empty)" % (where, m))
 
 def _check_options(options, where):
     for opt in options:
@@ -191,6 +205,8 @@ def _lidia_aspect_impl(target, ctx):
         return [info]
     options = ctx.attr._options[_SettingInfo].value
     _check_options(options, "--@lidiagen//:options")
+    prefix_map = ctx.attr._prefix_map[_SettingInfo].value
+    _check_prefix_map(prefix_map, "--@lidiagen//:prefix_map")
     out = ctx.actions.declare_directory(target.label.name + ".lidia")
     _convert(
         ctx,
@@ -200,6 +216,7 @@ def _lidia_aspect_impl(target, ctx):
         out,
         ctx.attr._tenant[_SettingInfo].value,
         ctx.attr._layout[_SettingInfo].value,
+        prefix_map,
         options,
         str(target.label),
     )
@@ -219,6 +236,7 @@ lidia_aspect = aspect(
         "_tenant": attr.label(default = Label("//:tenant")),
         "_layout": attr.label(default = Label("//:layout")),
         "_options": attr.label(default = Label("//:options")),
+        "_prefix_map": attr.label(default = Label("//:prefix_map")),
     },
     doc = "Each cc_binary and cc_shared_library: its Lidia symbol tree, in output group 'lidia'.",
 )
@@ -240,6 +258,8 @@ def _lidia_symbols_impl(ctx):
     layout = ctx.attr.layout or ctx.attr._layout[_SettingInfo].value
     options = ctx.attr.options if ctx.attr.options else ctx.attr._options[_SettingInfo].value
     _check_options(options, str(ctx.label))
+    prefix_map = ctx.attr.prefix_map if ctx.attr.prefix_map else ctx.attr._prefix_map[_SettingInfo].value
+    _check_prefix_map(prefix_map, str(ctx.label))
     related = {str(t.label): t for t in ctx.attr.related}
     parts = []
     seen = {}
@@ -259,7 +279,8 @@ def _lidia_symbols_impl(ctx):
             unstripped = base[_DebugInfo].binary
             extra += _split_debug_files(base[_DebugInfo])
             if suffix == ".dwp":
-                # Beside the binary, where a libdw that reads .dwp packages looks.
+                # Beside the binary: lidiagen reads the .dwo files (extra, above)
+                # and names the .dwp only to say it is not read if they are missing.
                 extra.append(depset(files))
                 elf_files = [unstripped]
             else:
@@ -272,7 +293,7 @@ def _lidia_symbols_impl(ctx):
             slug = "%s_%d" % (slug, len(parts))
         seen[slug] = True
         out = ctx.actions.declare_directory("_lidia/%s/%s" % (ctx.label.name, slug))
-        _convert(ctx, ctx.executable.tool, elf_files, extra, out, tenant, layout, options, str(target.label))
+        _convert(ctx, ctx.executable.tool, elf_files, extra, out, tenant, layout, prefix_map, options, str(target.label))
         parts.append(out)
 
     # One tree for the bucket: the parts' files, merged.
@@ -306,6 +327,8 @@ _lidia_symbols = rule(
         "related": attr.label_list(aspects = [lidia_aspect], doc = "Set by the macro: the :name behind :name.stripped and :name.dwp."),
         "tenant": attr.string(doc = "Tenant of the pyroscope layout; empty: --@lidiagen//:tenant (anonymous)."),
         "layout": attr.string(doc = "pyroscope, flat or another layout lidiagen knows; empty: --@lidiagen//:layout (pyroscope)."),
+        "prefix_map": attr.string_list(doc = "File names rewritten, OLD=NEW each, the first that matches winning; " +
+                                             "empty: --@lidiagen//:prefix_map (/proc/self/cwd/=: relative to the workspace)."),
         "options": attr.string_list(doc = "More lidiagen options (e.g. --symbols-only); empty: --@lidiagen//:options."),
         "tool": attr.label(
             default = Label("//:tool"),
@@ -317,11 +340,12 @@ _lidia_symbols = rule(
         "_tenant": attr.label(default = Label("//:tenant")),
         "_layout": attr.label(default = Label("//:layout")),
         "_options": attr.label(default = Label("//:options")),
+        "_prefix_map": attr.label(default = Label("//:prefix_map")),
     },
     doc = "One Lidia symbol tree for the ELF files of `binaries`, one lidiagen action per entry.",
 )
 
-def lidia_symbols(name, binaries, tenant = "", layout = "", options = [], tool = None, **kwargs):
+def lidia_symbols(name, binaries, tenant = "", layout = "", prefix_map = [], options = [], tool = None, **kwargs):
     """The Lidia symbol files of `binaries`, merged into the tree artifact `name`.
 
     Args:
@@ -331,6 +355,9 @@ def lidia_symbols(name, binaries, tenant = "", layout = "", options = [], tool =
         when binaries is a select()).
       tenant: tenant of the pyroscope layout (default --@lidiagen//:tenant, anonymous).
       layout: lidiagen's --layout (default --@lidiagen//:layout, pyroscope).
+      prefix_map: file names rewritten, OLD=NEW each, the first that matches
+        winning (default --@lidiagen//:prefix_map, "/proc/self/cwd/=": names
+        relative to the workspace). Give "/proc/self/cwd/=" too to keep that.
       options: more lidiagen options (default --@lidiagen//:options).
       tool: the lidiagen label (default --@lidiagen//:tool, the installed one).
       **kwargs: visibility, tags, testonly...
@@ -349,6 +376,7 @@ def lidia_symbols(name, binaries, tenant = "", layout = "", options = [], tool =
         related = related,
         tenant = tenant,
         layout = layout,
+        prefix_map = prefix_map,
         options = options,
         **kwargs
     )

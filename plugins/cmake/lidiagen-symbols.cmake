@@ -2,17 +2,22 @@
 # lidiagenConfig.cmake includes it once it has found the lidiagen command
 # (LIDIAGEN_EXECUTABLE). Needs CMake 3.20.
 #
-#   lidiagen_add_symbols(<target>... [OUTPUT_DIR dir] [TENANT t] [LAYOUT l] [OPTIONS opt...])
+#   lidiagen_add_symbols(<target>... [OUTPUT_DIR dir] [TENANT t] [LAYOUT l]
+#                        [PREFIX_MAP old=new...] [OPTIONS opt...])
 #       Each executable, shared or module library <target> gets one custom
 #       command that runs `lidiagen $<TARGET_FILE:target> -o dir ...` after the
 #       target links, and again each time it relinks (or the lidiagen command,
 #       or these arguments, change); it is in the default build, and the target
-#       lidia_symbols builds them all. OUTPUT_DIR, TENANT, LAYOUT and OPTIONS
-#       default to the variables LIDIAGEN_OUTPUT_DIR, LIDIAGEN_TENANT,
-#       LIDIAGEN_LAYOUT and LIDIAGEN_OPTIONS when set (-D on the command line
+#       lidia_symbols builds them all. PREFIX_MAP rewrites the file names
+#       written (one --prefix-map each, in order: the first that matches wins),
+#       e.g. PREFIX_MAP "${CMAKE_SOURCE_DIR}/=src/" for names relative to the
+#       source tree. OUTPUT_DIR, TENANT, LAYOUT, PREFIX_MAP and OPTIONS default
+#       to the variables LIDIAGEN_OUTPUT_DIR, LIDIAGEN_TENANT, LIDIAGEN_LAYOUT,
+#       LIDIAGEN_PREFIX_MAP and LIDIAGEN_OPTIONS when set (-D on the command line
 #       sets them for a whole build), else to <build>/lidia (<build>/lidia/<config>
 #       with multi-config generators) and lidiagen's own defaults (pyroscope
-#       layout, tenant anonymous). OUTPUT_DIR may use generator expressions.
+#       layout, tenant anonymous, names as compiled). OUTPUT_DIR may use
+#       generator expressions.
 #
 #   lidiagen_install_symbols([OUTPUT_DIR dir] [DESTINATION dir] [COMPONENT c] [EXCLUDE_FROM_ALL])
 #       install(DIRECTORY) of a symbol tree (the default OUTPUT_DIR unless
@@ -79,7 +84,7 @@ function(_lidiagen_check_output_dir dir)
 endfunction()
 
 function(lidiagen_add_symbols)
-	cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTPUT_DIR;TENANT;LAYOUT" "OPTIONS")
+	cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTPUT_DIR;TENANT;LAYOUT" "PREFIX_MAP;OPTIONS")
 	set(targets ${arg_UNPARSED_ARGUMENTS})
 	if(NOT targets)
 		message(FATAL_ERROR "lidiagen_add_symbols: name at least one target")
@@ -91,7 +96,7 @@ function(lidiagen_add_symbols)
 		message(FATAL_ERROR "lidiagen_add_symbols: LIDIAGEN_EXECUTABLE is not set (find_package(lidiagen) first)")
 	endif()
 
-	foreach(key IN ITEMS OUTPUT_DIR TENANT LAYOUT OPTIONS)
+	foreach(key IN ITEMS OUTPUT_DIR TENANT LAYOUT PREFIX_MAP OPTIONS)
 		if(NOT DEFINED arg_${key} AND DEFINED LIDIAGEN_${key})
 			set(arg_${key} "${LIDIAGEN_${key}}")
 		endif()
@@ -116,6 +121,12 @@ function(lidiagen_add_symbols)
 	if(arg_TENANT)
 		list(APPEND args --tenant "${arg_TENANT}")
 	endif()
+	foreach(map IN LISTS arg_PREFIX_MAP)
+		if(NOT map MATCHES "^[^=]+=")
+			message(FATAL_ERROR "lidiagen_add_symbols: PREFIX_MAP '${map}' is not OLD=NEW (OLD not empty)")
+		endif()
+		list(APPEND args --prefix-map "${map}")
+	endforeach()
 	get_property(step_options GLOBAL PROPERTY _LIDIAGEN_BUILD_STEP_OPTIONS)
 	list(APPEND args ${step_options} ${arg_OPTIONS})
 	set(run_script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/lidiagen-run.cmake")
