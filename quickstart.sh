@@ -20,8 +20,9 @@ BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchi
 TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
 	zstd cmake ninja-build bazel-bootstrap time"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
-# Go 1.22 from bookworm-backports too.
-BACKPORTS_DEPS="golang-1.22-go"
+# Go 1.22 and 1.23 (Go 1.20+ inline-tree shapes, issue 14) from
+# bookworm-backports too.
+BACKPORTS_DEPS="golang-1.22-go golang-1.23-go"
 
 install_missing() {
 	missing=""

@@ -42,6 +42,36 @@ struct scratch {
 };
 
 /*
+ * Cut the parents that the runtime's inline unwinder would follow forever.
+ * A parent is the node at parentPc, and Go 1.20+ keeps no other: where the
+ * compiler set no parentPc (a frameless leaf whose inline marks all folded
+ * away, such as an init that stores constants through inlined constructors:
+ * Go 1.22-1.25), it is 0, and the node at the entry may be the node itself
+ * or another whose parent is again that one. The runtime would repeat such
+ * a frame to the end of its buffer; here a node whose chain never reaches
+ * the function keeps its own frame and is called from the function, at an
+ * unknown line. Chains that end keep exactly the runtime's parents. O(n):
+ * depth marks 0 unseen, -1 on the walk, 1 ends, 2 loops.
+ */
+static void cut_loops(struct frame_node *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		nodes[i].depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t k = (int32_t)i, fate;
+
+		for (; k >= 0 && nodes[k].depth == 0; k = nodes[k].parent)
+			nodes[k].depth = -1;
+		fate = k < 0 || nodes[k].depth == 1 ? 1 : 2; /* met on this walk: a loop */
+		for (k = (int32_t)i; k >= 0 && nodes[k].depth == -1; k = nodes[k].parent)
+			nodes[k].depth = fate;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (nodes[i].depth == 2)
+			nodes[i] = (struct frame_node){ .name = nodes[i].name, .parent = -1 };
+}
+
+/*
  * The inline nodes of f: names from the tree, and parent, call file and call
  * line from the tables at parentPc, as the runtime's inline unwinder finds them.
  */
@@ -56,16 +86,20 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 	s->inl.n = 0;
 	if (!gotab_inltree(t, f, &tree))
 		return 0;
-	if ((err = gotab_pcvalue(t, gotab_pcdata(t, f, PCDATA_INLTREEINDEX), f->entry, f->end,
-				 &s->inl, &s->budget)))
+	if ((err = gotab_pcvalue(t, gotab_pcdata(t, f, t->inl_pcdata), f->entry, f->end, &s->inl,
+				 &s->budget)))
 		return err;
 	for (size_t i = 0; i < s->inl.n; i++)
 		if (s->inl.v[i].val > max)
 			max = s->inl.v[i].val;
 	if (max < 0)
 		return 0;
-	/* Each inlined call covers at least one pc: more of them than bytes is a bad table. */
-	if ((uint64_t)max >= f->end - f->entry || (uint64_t)max >= s->budget)
+	/*
+	 * Every node is a run's own or an ancestor of one: more nodes than
+	 * FRAMES_MAX_DEPTH a run is a bad table. (Not one node a byte: calls
+	 * folded into their callee's code keep a node and cover no pc.)
+	 */
+	if ((uint64_t)max >= (uint64_t)s->inl.n * FRAMES_MAX_DEPTH || (uint64_t)max >= s->budget)
 		return LIDIA_E_GO;
 	s->budget -= (uint64_t)max + 1;
 	/* The last entry must be readable before room is made for all of them. */
@@ -91,6 +125,7 @@ static int read_nodes(const struct gotab *t, const struct gofunc *f, struct scra
 		n->call_line = ln > 0 ? (uint32_t)ln : 0;
 		n->call_file = gotab_file(t, f, pc_runs_value(&s->file, pc));
 	}
+	cut_loops(s->nodes, (size_t)max + 1);
 	if (!frames_set_depths(s->nodes, (size_t)max + 1))
 		return LIDIA_E_GO;
 	*nnodes = (size_t)max + 1;

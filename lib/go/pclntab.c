@@ -8,7 +8,9 @@
  *
  * Layouts (Go's runtime/symtab.go and cmd/internal/objfile), by header magic:
  *   0xfffffffb  Go 1.2-1.15: one blob; names, files and pc tables at offsets
- *               from its start; functab of (entry, funcoff) words
+ *               from its start; functab of (entry, funcoff) words; the
+ *               release, which places the inline tree, from the binary
+ *               (gotab_set_release)
  *   0xfffffffa  Go 1.16-1.17: header lists the offsets of funcnametab, cutab,
  *               filetab, pctab and the function table; files per compile unit
  *   0xfffffff0  Go 1.18-1.19: as 1.16 plus runtime.text in the header;
@@ -19,8 +21,6 @@
  * Every offset read from the table is checked against the blob before use.
  */
 #include "pclntab.h"
-
-#define FUNCDATA_INLTREE 3 /* the funcdata slot of the inline tree */
 
 static inline uint64_t ld(const struct gotab *t, const unsigned char *p, unsigned n)
 {
@@ -82,6 +82,9 @@ int gotab_parse(struct gotab *t, const unsigned char *buf, uint64_t size, uint64
 	default:
 		return LIDIA_E_GO;
 	}
+	/* PCDATA_InlTreeIndex and FUNCDATA_InlTree, Go 1.16+ (cmd/internal/objabi/funcdata.go). */
+	t->inl_pcdata = 2;
+	t->inl_funcdata = 3;
 	{
 		unsigned nw = t->version >= GO_1_18 ? 8 : 7;
 		uint64_t w[8];
@@ -111,6 +114,42 @@ int gotab_parse(struct gotab *t, const unsigned char *buf, uint64_t size, uint64
 			return LIDIA_E_GO;
 	}
 	return 0;
+}
+
+/*
+ * The inline slots of the 1.2 header by release (runtime/symtab.go of each):
+ * Go 1.9-1.11 wrote 16-byte entries with the parent's index and no
+ * parentPc, which this code does not read; 1.12 put the tree in pcdata 1
+ * and funcdata 2, 1.13-1.15 in pcdata 2 and funcdata 4 (register maps took
+ * slots 0 and 2), all with 20-byte entries and parentPc as 1.16-1.19 have.
+ */
+void gotab_set_release(struct gotab *t, unsigned minor)
+{
+	if (t->version != GO_1_2)
+		return;
+	t->inl_pcdata = t->inl_funcdata = 0;
+	if (minor == 12) {
+		t->inl_pcdata = 1;
+		t->inl_funcdata = 2;
+	} else if (minor >= 13 && minor <= 15) {
+		t->inl_pcdata = 2;
+		t->inl_funcdata = 4;
+	}
+}
+
+unsigned gotab_release_minor(const char *s, size_t n)
+{
+	unsigned minor = 0;
+	size_t i = 4;
+
+	if (n < 5 || memcmp(s, "go1.", 4))
+		return 0;
+	for (; i < n && i < 7 && s[i] >= '0' && s[i] <= '9'; i++)
+		minor = minor * 10 + (unsigned)(s[i] - '0');
+	/* "go1.13", "go1.13.8", "go1.13beta1", "go1.13rc2": the number ends there. */
+	if (i == 4 || (i < n && s[i] >= '0' && s[i] <= '9'))
+		return 0;
+	return minor;
 }
 
 /* ---- The function table ---------------------------------------------------- */
@@ -297,19 +336,13 @@ const char *gotab_file(const struct gotab *t, const struct gofunc *f, int32_t id
 bool gotab_inltree(const struct gotab *t, const struct gofunc *f, uint64_t *va)
 {
 	const unsigned char *p;
+	uint64_t off;
 
-	/*
-	 * The 1.2 header (Go 1.2 to 1.15) does not say which release wrote it,
-	 * and the inline tree's slots and layout changed within that span (1.9,
-	 * 1.12, 1.13): no inline frames from it rather than wrong ones.
-	 */
-	if (t->version == GO_1_2 || f->nfuncdata <= FUNCDATA_INLTREE ||
-	    f->npcdata <= PCDATA_INLTREEINDEX)
+	/* A 1.2 header of a release not known has no slots: no frames rather than wrong ones. */
+	if (!t->inl_funcdata || f->nfuncdata <= t->inl_funcdata || f->npcdata <= t->inl_pcdata)
 		return false;
 	if (t->version >= GO_1_18) {
-		uint64_t off;
-
-		p = at(t, f->funcdata_off + 4 * FUNCDATA_INLTREE, 4);
+		p = at(t, f->funcdata_off + 4 * (uint64_t)t->inl_funcdata, 4);
 		if (!p || !t->have_gofunc)
 			return false;
 		off = ld(t, p, 4);
@@ -318,13 +351,10 @@ bool gotab_inltree(const struct gotab *t, const struct gofunc *f, uint64_t *va)
 		*va = t->gofunc + off;
 		return true;
 	}
-	if (!at(t, f->funcdata_off + (uint64_t)t->ptr_size * FUNCDATA_INLTREE, t->ptr_size) ||
-	    !t->read_word)
+	off = f->funcdata_off + (uint64_t)t->ptr_size * t->inl_funcdata;
+	if (!at(t, off, t->ptr_size) || !t->read_word)
 		return false;
-	return t->read_word(t->ctx,
-			    t->va + f->funcdata_off + (uint64_t)t->ptr_size * FUNCDATA_INLTREE,
-			    va) &&
-	       *va != 0;
+	return t->read_word(t->ctx, t->va + off, va) && *va != 0;
 }
 
 /* Its parent, file and line are found at parentPc (Go 1.20 keeps no others). */

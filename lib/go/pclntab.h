@@ -18,9 +18,6 @@
 /* Header magics: the Go release that introduced each layout. */
 enum go_version { GO_1_2 = 12, GO_1_16 = 116, GO_1_18 = 118, GO_1_20 = 120 };
 
-/* The pcdata slot of a _func that maps each pc to its inline tree entry. */
-#define PCDATA_INLTREEINDEX 2
-
 /*
  * A Go pclntab, located and validated. The tables are views into one blob;
  * each is bounded by the blob's end.
@@ -34,6 +31,12 @@ struct gotab {
 	bool big_endian;
 	uint64_t nfunc, nfiles, text_start;
 	uint64_t funcnames_off, cutab_off, filetab_off, pctab_off, pcln_off;
+	/*
+	 * The pcdata slot that maps each pc to its inline tree entry and the
+	 * funcdata slot of the tree; 0: no inline trees read (see
+	 * gotab_set_release).
+	 */
+	unsigned inl_pcdata, inl_funcdata;
 	/* 1.18+: funcdata are offsets from go:func.*; have_gofunc says we know where it is. */
 	uint64_t gofunc;
 	bool have_gofunc;
@@ -50,6 +53,18 @@ struct gotab {
  */
 int gotab_parse(struct gotab *t, const unsigned char *buf, uint64_t size, uint64_t va,
 		bool big_endian);
+
+/*
+ * The 1.2 header serves Go 1.2 to 1.15 and does not say which; the inline
+ * tree's slots moved within that span. Told the release that wrote it (the
+ * minor number: 13 for go1.13.8), a 1.2-header table reads its inline trees
+ * where that release's layout is the one this code reads: 20-byte entries
+ * with parentPc, Go 1.12 to 1.15. Other headers know their slots already.
+ */
+void gotab_set_release(struct gotab *t, unsigned minor);
+
+/* The minor number of a Go release string: 13 for "go1.13.8", 0 when it is not one. */
+unsigned gotab_release_minor(const char *s, size_t n);
 
 /* One _func record, decoded. */
 struct gofunc {

@@ -158,6 +158,32 @@ static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t
 }
 
 /*
+ * The release that wrote a 1.2-header table (gotab_set_release): the string
+ * runtime.buildVersion, found through the header of .go.buildinfo (Go 1.13+:
+ * "\xff Go buildinf:", pointer size, flags, then a pointer to that string's
+ * header; the flags' bit 1 marks the 1.18+ form, which holds no pointer) or
+ * through the symbol. Other headers know their layout: nothing looked up.
+ */
+static void set_release(const struct lidia_elf *e, struct gotab *t)
+{
+	static const char magic[] = "\xff Go buildinf:";
+	unsigned p = t->ptr_size;
+	const unsigned char *d, *s;
+	uint64_t va, size, sv = 0, str, len;
+
+	if (t->version != GO_1_2)
+		return;
+	if (elf_section_data(e, ".go.buildinfo", &va, &d, &size) && size >= 16 + 2 * (uint64_t)p &&
+	    !memcmp(d, magic, sizeof(magic) - 1) && d[14] == p && !(d[15] & 2))
+		elf_read_word(e, va + 16, p, &sv);
+	if (!sv)
+		elf_symbol_value(e, "runtime.buildVersion", &sv);
+	if (sv && elf_read_word(e, sv, p, &str) && elf_read_word(e, sv + p, p, &len) && len <= 64 &&
+	    (s = elf_va_ptr(e, str, len)))
+		gotab_set_release(t, gotab_release_minor((const char *)s, len));
+}
+
+/*
  * Scan the loaded segments for a header that some module data points at.
  * Each candidate that reads back costs a scan of the writable segments: a
  * few are tried (a Go program has one table), not every one a corrupt or
@@ -193,6 +219,7 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 			t->ctx = (void *)e;
 			if (find_moduledata(e, t, &blob) && blob <= t->size) {
 				t->size = blob;
+				set_release(e, t);
 				return true;
 			}
 		}
@@ -258,6 +285,7 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 		text_start_relocated(e, t);
 		if (!plausible(t))
 			return LIDIA_E_GO;
+		set_release(e, t);
 		if (t->version >= GO_1_18) {
 			/* Where the inline trees are: the symbol, or the module data's word. */
 			if (elf_symbol_value(e, "go:func.*", &t->gofunc) ||

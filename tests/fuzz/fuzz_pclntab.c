@@ -78,6 +78,8 @@ static void one(const uint8_t *data, size_t size, bool be)
 		return;
 	if (t.base != data || t.size != size || t.nfunc > size)
 		abort(); /* a parsed header describes this blob */
+	/* The old header's inline slots depend on the release: any of Go 1.11 to 1.14. */
+	gotab_set_release(&t, 11 + size % 4);
 	in.ptr = t.ptr_size;
 	t.read_va = read_va;
 	t.read_word = read_word;

@@ -2,7 +2,7 @@
 # Shared by tests/t_go_*.sh (source it after tap.sh): the Go toolchains, the
 # environment every Go build runs in, and builds of tests/fixtures/go/*.
 #
-#   go_tool VER          path of Go VER's `go` (1.19 or 1.22); returns 1 if absent
+#   go_tool VER          path of Go VER's `go` (1.19, 1.22 or 1.23); returns 1 if absent
 #   go_id NAME           a GNU build ID for variant NAME: 40 hex digits, fixed
 #   go_build OUT VER DIR [VAR=VALUE...] -- BUILD-ARGS...
 #                        build tests/fixtures/go/DIR with Go VER into OUT once
@@ -13,7 +13,7 @@
 #                        one file written, or returns 1 with GO_LOG
 #   go_diag TEXT...      "# " lines
 #
-# Environment: GO119, GO122 override the toolchains' paths. Builds share
+# Environment: GO119, GO122, GO123 override the toolchains' paths. Builds share
 # $TEST_TMP/go/cache (the Go build cache is safe to share between versions
 # and with tests/lib/fixtures.sh) and never reach the network.
 
@@ -35,6 +35,7 @@ go_tool() {
 	case $1 in
 	1.19) g=${GO119:-/usr/lib/go-1.19/bin/go} ;;
 	1.22) g=${GO122:-/usr/lib/go-1.22/bin/go} ;;
+	1.23) g=${GO123:-/usr/lib/go-1.23/bin/go} ;;
 	*) return 1 ;;
 	esac
 	[ -x "$g" ] || return 1
@@ -53,7 +54,7 @@ go_build() {
 	shift
 	GO_LOG='' GO_CMD=''
 	go=$(go_tool "$ver") || {
-		GO_LOG="Go $ver not found (GO119/GO122 or /usr/lib/go-$ver/bin/go)"
+		GO_LOG="Go $ver not found (GO119/GO122/GO123 or /usr/lib/go-$ver/bin/go)"
 		return 1
 	}
 	GO_CMD="cd tests/fixtures/go/$dir && ${envs[*]} go$ver build -trimpath -o OUT$(printf " %q" "$@") ."

@@ -30,10 +30,15 @@
  * (zig-zag varint value delta, varint pc delta / quantum) pairs from value -1
  * at the entry, ended by a 0 byte.
  *
- * Caveat: the 0xfffffffb images use the 1.16+ inline slots (pcdata[2],
- * funcdata[3], 20-byte entries), which is what lib/go/pclntab.c reads for that
- * magic too. Real Go 1.9-1.12 used pcdata[1]/funcdata[2] (and 16-byte entries
- * without parentPc before 1.12), Go 1.13-1.15 pcdata[2]/funcdata[4].
+ * The 0xfffffffb header does not say which release wrote it, and the inline
+ * slots moved within its span: Go 1.12 used pcdata[1]/funcdata[2], Go
+ * 1.13-1.15 pcdata[2]/funcdata[4], both with the 20-byte entries above (Go
+ * 1.9-1.11: 16-byte entries without parentPc, not read). Its images are laid
+ * out for a release (layout.release: 12 or 13; 0 and 11 with 1.13's slots)
+ * and the reader is told a release with gotab_set_release, as
+ * pclntab_find.c does from runtime.buildVersion: inline frames for 12 and
+ * 13-15, none for any other release or when the image and the release told
+ * disagree (the slots then hold no tree), never wrong ones.
  *
  * One small program (three functions, one with a two-deep inline chain, one
  * with a second file mid-function, two compile units) is laid out for every
@@ -64,10 +69,10 @@
 #include "lidia.h"
 #include "unit.h"
 
-#define TEXT 0x401000u	   /* entry of the first function */
-#define BLOB_VA 0x4c0000u  /* the pclntab */
-#define TREE_VA 0x520000u  /* the inline trees (go:func.* for 1.18+) */
-#define FUZZ_VA 0x10000u   /* where fuzz_pclntab.c maps its input */
+#define TEXT 0x401000u	  /* entry of the first function */
+#define BLOB_VA 0x4c0000u /* the pclntab */
+#define TREE_VA 0x520000u /* the inline trees (go:func.* for 1.18+) */
+#define FUZZ_VA 0x10000u  /* where fuzz_pclntab.c maps its input */
 
 /* ---- A growable byte buffer with the image's byte order ---- */
 
@@ -186,9 +191,22 @@ struct program {
 };
 
 static const struct program base_program = { {
-	{ "main.main", 0x00, 0x40, 0, false, 3, 0,
-	  { { 0x10, 0, 10, -1 }, { 0x20, 0, 11, -1 }, { 0x40, 0, 12, -1 } }, { { 0 } } },
-	{ "main.outer", 0x40, 0x60, 0, true, 8, 2,
+	{ "main.main",
+	  0x00,
+	  0x40,
+	  0,
+	  false,
+	  3,
+	  0,
+	  { { 0x10, 0, 10, -1 }, { 0x20, 0, 11, -1 }, { 0x40, 0, 12, -1 } },
+	  { { 0 } } },
+	{ "main.outer",
+	  0x40,
+	  0x60,
+	  0,
+	  true,
+	  8,
+	  2,
 	  { { 0x08, 0, 20, -1 },
 	    { 0x10, 0, 21, -1 }, /* main.mid is called here */
 	    { 0x18, 1, 30, 0 },
@@ -198,8 +216,15 @@ static const struct program base_program = { {
 	    { 0x40, 1, 32, 0 },
 	    { 0x60, 0, 22, -1 } },
 	  { { "main.mid", -1, 0x08, 0, 21 }, { "strings.inner", 0, 0x18, 1, 31 } } },
-	{ "main.leaf", 0xa0, 0x20, 1, true, 2, 0,
-	  { { 0x10, 3, 50, -1 }, { 0x20, 4, 7, -1 } }, { { 0 } } },
+	{ "main.leaf",
+	  0xa0,
+	  0x20,
+	  1,
+	  true,
+	  2,
+	  0,
+	  { { 0x10, 3, 50, -1 }, { 0x20, 4, 7, -1 } },
+	  { { 0 } } },
 } };
 
 /* The file number a pcfile table holds for global file g. */
@@ -214,8 +239,14 @@ static int32_t file_index(int version, int cu, int32_t g)
 
 /* ---- The layout writer ---- */
 
+struct layout;
+
+/* The inline slots: pcdata (index table) and funcdata (tree) of l's release. */
+static void inl_slots(const struct layout *l, unsigned *sp, unsigned *sf);
+
 struct layout {
 	int version;
+	unsigned release; /* 0xfffffffb: the Go release (minor) it is laid out for */
 	unsigned ptr, quantum;
 	bool be;
 	uint64_t va;	   /* of the blob */
@@ -226,15 +257,21 @@ struct image {
 	struct layout l;
 	struct bb blob, tree;
 	uint64_t tree_va;
-	size_t func_rec[NF];	  /* blob offset of each _func */
-	size_t fld_nameoff[NF];	  /* blob offsets of fields */
+	size_t func_rec[NF];	/* blob offset of each _func */
+	size_t fld_nameoff[NF]; /* blob offsets of fields */
 	size_t fld_pcfile[NF], fld_pcln[NF], fld_pcinl[NF], fld_npcdata[NF];
 	size_t fld_funcoff[NF], fld_entry[NF + 1];
-	size_t pctab_base;	  /* pc-table offsets are from here */
-	size_t names_base;	  /* name offsets are from here */
-	size_t hdr_words;	  /* blob offset of the first header word */
+	size_t pctab_base;		/* pc-table offsets are from here */
+	size_t names_base;		/* name offsets are from here */
+	size_t hdr_words;		/* blob offset of the first header word */
 	size_t tree_node_off[MAXNODES]; /* in tree, of F1's nodes */
 };
+
+static void inl_slots(const struct layout *l, unsigned *sp, unsigned *sf)
+{
+	*sp = l->version == GO_1_2 && l->release == 12 ? 1 : 2;
+	*sf = l->version != GO_1_2 ? 3 : l->release == 12 ? 2 : 4;
+}
 
 static uint32_t zigzag(int32_t d)
 {
@@ -253,15 +290,18 @@ static uint32_t put_table(struct bb *b, size_t base, const struct layout *l, con
 	uint32_t pc = 0;
 
 	for (size_t i = 0; i < f->nrows;) {
-		int32_t v = sel == 0 ? file_index(l->version, f->cu, f->rows[i].file)
-				     : sel == 1 ? f->rows[i].line : f->rows[i].inl;
+		int32_t v = sel == 0   ? file_index(l->version, f->cu, f->rows[i].file)
+			    : sel == 1 ? f->rows[i].line
+				       : f->rows[i].inl;
 		size_t j = i;
 
 		while (j + 1 < f->nrows &&
-		       (sel == 0 ? file_index(l->version, f->cu, f->rows[j + 1].file)
-				 : sel == 1 ? f->rows[j + 1].line : f->rows[j + 1].inl) == v)
+		       (sel == 0   ? file_index(l->version, f->cu, f->rows[j + 1].file)
+			: sel == 1 ? f->rows[j + 1].line
+				   : f->rows[j + 1].inl) == v)
 			j++;
-		bb_uvarint(b, zigzag((int32_t)((uint32_t)v - (uint32_t)prev))); /* wraps, as Go's int32 does */
+		bb_uvarint(b, zigzag((int32_t)((uint32_t)v -
+					       (uint32_t)prev))); /* wraps, as Go's int32 does */
 		bb_uvarint(b, (f->rows[j].end - pc) / l->quantum);
 		pc = f->rows[j].end;
 		prev = v;
@@ -299,8 +339,11 @@ static void build(struct image *im, const struct layout *l, const struct program
 	b->be = im->tree.be = l->be;
 
 	/* Header. */
-	bb_put(b, v == GO_1_2 ? 0xfffffffb : v == GO_1_16 ? 0xfffffffa : v == GO_1_18 ? 0xfffffff0
-										   : 0xfffffff1,
+	bb_put(b,
+	       v == GO_1_2    ? 0xfffffffb
+	       : v == GO_1_16 ? 0xfffffffa
+	       : v == GO_1_18 ? 0xfffffff0
+			      : 0xfffffff1,
 	       4);
 	bb_put(b, 0, 1);
 	bb_put(b, 0, 1);
@@ -391,7 +434,11 @@ static void build(struct image *im, const struct layout *l, const struct program
 	}
 	for (int i = 0; i < NF; i++) {
 		const struct func *f = &prog->f[i];
-		unsigned npcdata = f->inl_slots ? 3 : 2, nfuncdata = f->inl_slots ? 4 : 2;
+		unsigned sp, sf, npcdata, nfuncdata;
+
+		inl_slots(l, &sp, &sf);
+		npcdata = f->inl_slots ? sp + 1 : 2;
+		nfuncdata = f->inl_slots ? sf + 1 : 2;
 
 		bb_align(b, v118 ? 4 : p);
 		im->func_rec[i] = b->n;
@@ -415,16 +462,18 @@ static void build(struct image *im, const struct layout *l, const struct program
 		bb_put(b, 0, 1);	 /* 1.18+: flag; else pad */
 		bb_put(b, 0, 1);	 /* pad */
 		bb_put(b, nfuncdata, 1);
-		bb_put(b, 0, 4); /* pcdata[0] */
-		bb_put(b, 0, 4); /* pcdata[1] */
-		if (npcdata > 2)
-			im->fld_pcinl[i] = bb_put(b, tpcinl[i], 4);
+		for (unsigned k = 0; k < npcdata; k++) {
+			size_t at = bb_put(b, f->inl_slots && k == sp ? tpcinl[i] : 0, 4);
+
+			if (f->inl_slots && k == sp)
+				im->fld_pcinl[i] = at;
+		}
 		if (!v118)
 			bb_align(b, p); /* the blob's address is pointer-aligned */
 		for (unsigned k = 0; k < nfuncdata; k++) {
 			size_t at = v118 ? bb_put(b, 0xffffffff, 4) : bb_put(b, 0, p);
 
-			if (k == 3)
+			if (f->inl_slots && k == sf)
 				funcdata_fld[i] = at;
 		}
 	}
@@ -540,6 +589,9 @@ static void free_result(struct result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* The release the reader is told for 1.2-header tables (gotab_set_release); set per layout. */
+static unsigned the_release;
+
 /*
  * Parse blob[0..size) and extract it; with a reader on the result when
  * everything succeeded. The reader is opened with the CRC check.
@@ -548,7 +600,9 @@ static void run_blob(struct result *res, const unsigned char *blob, size_t size,
 		     const unsigned char *tree, size_t tree_size, uint64_t tree_va, bool be,
 		     const struct want *opts, struct mem *m)
 {
-	struct extract_ctx x = { .inlines = opts->inlines, .lines = opts->lines, .files = opts->files };
+	struct extract_ctx x = { .inlines = opts->inlines,
+				 .lines = opts->lines,
+				 .files = opts->files };
 	struct lidia_builder *b = NULL;
 	struct lidia_reader_opts ro = LIDIA_READER_OPTS(.check_crc = true);
 	int err;
@@ -563,6 +617,7 @@ static void run_blob(struct result *res, const unsigned char *blob, size_t size,
 	res->t.ctx = m;
 	res->t.gofunc = tree_va;
 	res->t.have_gofunc = true;
+	gotab_set_release(&res->t, the_release);
 	if ((err = lidia_builder_new(&b))) {
 		res->extract_err = err;
 		return;
@@ -587,8 +642,8 @@ static struct mem the_mem;
 
 static void run_image(struct result *res, const struct image *im, const struct want *opts)
 {
-	run_blob(res, im->blob.p, im->blob.n, im->l.va, im->tree.p, im->tree.n, im->tree_va, im->l.be,
-		 opts, &the_mem);
+	run_blob(res, im->blob.p, im->blob.n, im->l.va, im->tree.p, im->tree.n, im->tree_va,
+		 im->l.be, opts, &the_mem);
 }
 
 /* The frames at addr as "func file:line | outer file:line", or "-" for none, "ERR n" on error. */
@@ -619,20 +674,26 @@ static const char *frames_at(const struct lidia_reader *r, uint64_t addr)
 static const char *label(const struct layout *l)
 {
 	static char s[64];
+	char rel[16] = "";
 
-	snprintf(s, sizeof(s), "go%s/%u-bit %s/q%u",
-		 l->version == GO_1_2 ? "1.2" : l->version == GO_1_16 ? "1.16" : l->version == GO_1_18 ? "1.18" : "1.20",
-		 l->ptr * 8, l->be ? "BE" : "LE", l->quantum);
+	if (l->version == GO_1_2)
+		snprintf(rel, sizeof(rel), "(go1.%u)", l->release);
+	snprintf(s, sizeof(s), "go%s%s/%u-bit %s/q%u",
+		 l->version == GO_1_2	 ? "1.2"
+		 : l->version == GO_1_16 ? "1.16"
+		 : l->version == GO_1_18 ? "1.18"
+					 : "1.20",
+		 rel, l->ptr * 8, l->be ? "BE" : "LE", l->quantum);
 	return s;
 }
 
-#define CHECK_FRAMES(res, addr, want, ...)                                                      \
-	do {                                                                                    \
-		const char *got_ = frames_at((res)->r, (addr));                                 \
-		CHECK(!strcmp(got_, (want)), __VA_ARGS__);                                      \
-		if (strcmp(got_, (want)))                                                       \
-			printf("#   at %#" PRIx64 ": got  \"%s\"\n#   want \"%s\"\n", (uint64_t)(addr), got_, \
-			       (want));                                                         \
+#define CHECK_FRAMES(res, addr, want, ...)                                                         \
+	do {                                                                                       \
+		const char *got_ = frames_at((res)->r, (addr));                                    \
+		CHECK(!strcmp(got_, (want)), __VA_ARGS__);                                         \
+		if (strcmp(got_, (want)))                                                          \
+			printf("#   at %#" PRIx64 ": got  \"%s\"\n#   want \"%s\"\n",              \
+			       (uint64_t)(addr), got_, (want));                                    \
 	} while (0)
 
 /* ---- The well-formed images ---- */
@@ -648,8 +709,10 @@ static const struct {
 	{ 0x4c, "main.outer /src/main.go:21" },
 	{ 0x50, "main.mid /src/util.go:30 | main.outer /src/main.go:21" },
 	{ 0x5c, "main.mid /src/util.go:31 | main.outer /src/main.go:21" },
-	{ 0x60, "strings.inner /go/src/strings/inner.go:40 | main.mid /src/util.go:31 | main.outer /src/main.go:21" },
-	{ 0x77, "strings.inner /go/src/strings/inner.go:41 | main.mid /src/util.go:31 | main.outer /src/main.go:21" },
+	{ 0x60, "strings.inner /go/src/strings/inner.go:40 | main.mid /src/util.go:31 | main.outer "
+		"/src/main.go:21" },
+	{ 0x77, "strings.inner /go/src/strings/inner.go:41 | main.mid /src/util.go:31 | main.outer "
+		"/src/main.go:21" },
 	{ 0x78, "main.mid /src/util.go:32 | main.outer /src/main.go:21" },
 	{ 0x80, "main.outer /src/main.go:22" },
 	{ 0x9f, "main.outer /src/main.go:22" },
@@ -677,18 +740,21 @@ static void test_good(const struct layout *l)
 	CHECK(res.parse_err == 0, "%s: gotab_parse accepts the table (%d)", name, res.parse_err);
 	CHECK(res.t.version == (enum go_version)l->version && res.t.ptr_size == l->ptr &&
 		      res.t.quantum == l->quantum && res.t.nfunc == NF,
-	      "%s: header read: version %d, ptr %u, quantum %u, nfunc %" PRIu64, name, res.t.version,
-	      res.t.ptr_size, res.t.quantum, res.t.nfunc);
-	CHECK(res.extract_err == 0 && res.r, "%s: extracted and read back (%d)", name, res.extract_err);
-	CHECK(res.stats.functions == NF && res.stats.bad_functions == 0 && res.stats.inline_ranges == 2,
+	      "%s: header read: version %d, ptr %u, quantum %u, nfunc %" PRIu64, name,
+	      res.t.version, res.t.ptr_size, res.t.quantum, res.t.nfunc);
+	CHECK(res.extract_err == 0 && res.r, "%s: extracted and read back (%d)", name,
+	      res.extract_err);
+	CHECK(res.stats.functions == NF && res.stats.bad_functions == 0 &&
+		      res.stats.inline_ranges == 2,
 	      "%s: stats: %zu functions, %zu bad, %zu inline ranges", name, res.stats.functions,
 	      res.stats.bad_functions, res.stats.inline_ranges);
 	intervals_normalize(&res.covered);
-	CHECK(res.covered.n == 1 && res.covered.v[0].lo == TEXT && res.covered.v[0].hi == TEXT + TEXT_SIZE,
+	CHECK(res.covered.n == 1 && res.covered.v[0].lo == TEXT &&
+		      res.covered.v[0].hi == TEXT + TEXT_SIZE,
 	      "%s: covered is the text, [%#x, %#x)", name, TEXT, TEXT + TEXT_SIZE);
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++)
-		CHECK_FRAMES(&res, TEXT + expect[i].off, expect[i].want, "%s: frames at text+%#x", name,
-			     expect[i].off);
+		CHECK_FRAMES(&res, TEXT + expect[i].off, expect[i].want, "%s: frames at text+%#x",
+			     name, expect[i].off);
 	CHECK_FRAMES(&res, TEXT - 1, "-", "%s: nothing before the text", name);
 
 	/* The inline ranges themselves: extents, call sites. */
@@ -703,7 +769,8 @@ static void test_good(const struct layout *l)
 		if (ri.depth == 1) {
 			depth1++;
 			ranges_ok &= ri.va == TEXT + 0x50 && ri.length == 0x30 &&
-				     str_is(ri.func, "main.mid") && str_is(ri.file, "/src/util.go") &&
+				     str_is(ri.func, "main.mid") &&
+				     str_is(ri.file, "/src/util.go") &&
 				     str_is(ri.call_file, "/src/main.go") && ri.call_line == 21;
 		} else if (ri.depth == 2) {
 			depth2++;
@@ -718,7 +785,8 @@ static void test_good(const struct layout *l)
 		}
 	}
 	CHECK(ranges_ok && depth1 == 1 && depth2 == 1,
-	      "%s: one depth-1 range main.mid called at main.go:21, one depth-2 strings.inner at util.go:31",
+	      "%s: one depth-1 range main.mid called at main.go:21, one depth-2 strings.inner at "
+	      "util.go:31",
 	      name);
 	free_result(&res);
 
@@ -727,18 +795,21 @@ static void test_good(const struct layout *l)
 		struct want o = { .inlines = false, .lines = true, .files = true };
 
 		run_image(&res, &im, &o);
-		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 0, "%s: inlines off: no inline range",
-		      name);
+		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 0,
+		      "%s: inlines off: no inline range", name);
 		CHECK_FRAMES(&res, TEXT + 0x64, "main.outer /go/src/strings/inner.go:40",
-			     "%s: inlines off: the function alone, at the innermost position", name);
-		CHECK_FRAMES(&res, TEXT + 0x84, "main.outer /src/main.go:22", "%s: inlines off: main.outer", name);
+			     "%s: inlines off: the function alone, at the innermost position",
+			     name);
+		CHECK_FRAMES(&res, TEXT + 0x84, "main.outer /src/main.go:22",
+			     "%s: inlines off: main.outer", name);
 		free_result(&res);
 	}
 	{
 		struct want o = { .inlines = true, .lines = false, .files = false };
 
 		run_image(&res, &im, &o);
-		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 2 && res.stats.line_rows == 0,
+		CHECK(res.extract_err == 0 && res.stats.inline_ranges == 2 &&
+			      res.stats.line_rows == 0,
 		      "%s: lines and files off: inline ranges, no rows", name);
 		CHECK_FRAMES(&res, TEXT + 0x64, "strings.inner :0 | main.mid :31 | main.outer :21",
 			     "%s: lines and files off: the chain with call lines only", name);
@@ -765,32 +836,35 @@ static uint32_t append_raw(struct image *im, const void *p, size_t n)
 /* Extraction survived with every function but F1 intact, F1 bare (its name only). */
 static void check_f1_bare(struct result *res, const char *name, const char *what)
 {
-	CHECK(res->parse_err == 0 && res->extract_err == 0 && res->r, "%s: %s: extraction goes on (%d, %d)",
-	      name, what, res->parse_err, res->extract_err);
+	CHECK(res->parse_err == 0 && res->extract_err == 0 && res->r,
+	      "%s: %s: extraction goes on (%d, %d)", name, what, res->parse_err, res->extract_err);
 	if (!res->r)
 		return; /* the rest would only repeat it */
 	CHECK(res->stats.bad_functions == 1 && res->stats.functions == NF,
 	      "%s: %s: one bad function, kept (%zu bad, %zu functions)", name, what,
 	      res->stats.bad_functions, res->stats.functions);
-	CHECK_FRAMES(res, TEXT + 0x64, "main.outer :0", "%s: %s: main.outer keeps its name and extent",
+	CHECK_FRAMES(res, TEXT + 0x64, "main.outer :0",
+		     "%s: %s: main.outer keeps its name and extent", name, what);
+	CHECK_FRAMES(res, TEXT + 0x18, "main.main /src/main.go:11", "%s: %s: main.main intact",
 		     name, what);
-	CHECK_FRAMES(res, TEXT + 0x18, "main.main /src/main.go:11", "%s: %s: main.main intact", name, what);
-	CHECK_FRAMES(res, TEXT + 0xb0, "main.leaf /gen/gen.go:7", "%s: %s: main.leaf intact", name, what);
+	CHECK_FRAMES(res, TEXT + 0xb0, "main.leaf /gen/gen.go:7", "%s: %s: main.leaf intact", name,
+		     what);
 }
 
 /* F0 rejected by gotab_func: skipped, counted bad, the others intact. */
 static void check_f0_skipped(struct result *res, const char *name, const char *what)
 {
-	CHECK(res->parse_err == 0 && res->extract_err == 0 && res->r, "%s: %s: extraction goes on (%d, %d)",
-	      name, what, res->parse_err, res->extract_err);
+	CHECK(res->parse_err == 0 && res->extract_err == 0 && res->r,
+	      "%s: %s: extraction goes on (%d, %d)", name, what, res->parse_err, res->extract_err);
 	if (!res->r)
 		return;
 	CHECK(res->stats.bad_functions == 1 && res->stats.functions == NF - 1,
-	      "%s: %s: main.main skipped (%zu bad, %zu functions)", name, what, res->stats.bad_functions,
-	      res->stats.functions);
+	      "%s: %s: main.main skipped (%zu bad, %zu functions)", name, what,
+	      res->stats.bad_functions, res->stats.functions);
 	CHECK_FRAMES(res, TEXT + 0x18, "-", "%s: %s: nothing at main.main", name, what);
 	CHECK_FRAMES(res, TEXT + 0x64,
-		     "strings.inner /go/src/strings/inner.go:40 | main.mid /src/util.go:31 | main.outer /src/main.go:21",
+		     "strings.inner /go/src/strings/inner.go:40 | main.mid /src/util.go:31 | "
+		     "main.outer /src/main.go:21",
 		     "%s: %s: main.outer intact", name, what);
 }
 
@@ -814,6 +888,18 @@ static void prog_self(struct program *p)
 {
 	p->f[1].nodes[0].parent_pc = 0x14; /* inside mid itself */
 	p->f[1].nodes[0].parent = 0;
+}
+
+/*
+ * Issue 14's shape (Go 1.22-1.25, a frameless leaf whose inline marks all
+ * folded away): no parentPc set, so every node's is 0, and the function's
+ * first pc is inlined code (strings.inner's, node 1).
+ */
+static void prog_unset_parentpc(struct program *p)
+{
+	p->f[1].rows[0] = (struct row){ 0x08, 2, 39, 1 };
+	p->f[1].nodes[0].parent_pc = 0;
+	p->f[1].nodes[1].parent_pc = 0;
 }
 
 static void prog_past_tree(struct program *p)
@@ -869,8 +955,8 @@ static void line_wrap_case(const struct layout *l, const char *name)
 	run_image(&res, &im, &all_opts);
 	CHECK(res.parse_err == 0 && res.extract_err == 0 && res.stats.bad_functions == 0,
 	      "%s: a line delta past INT32_MAX: accepted (%d)", name, res.extract_err);
-	CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:0", "%s: a wrapped (negative) line reads as 0",
-		     name);
+	CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:0",
+		     "%s: a wrapped (negative) line reads as 0", name);
 	free_result(&res);
 	free_image(&im);
 }
@@ -928,8 +1014,8 @@ static void test_malformed(const struct layout *l)
 			unsigned char *copy = malloc(n ? n : 1);
 
 			memcpy(copy, im.blob.p, n);
-			run_blob(&res, copy, n, l->va, im.tree.p, im.tree.n, im.tree_va, l->be, &all_opts,
-				 &the_mem);
+			run_blob(&res, copy, n, l->va, im.tree.p, im.tree.n, im.tree_va, l->be,
+				 &all_opts, &the_mem);
 			if (n < hdr_size && res.parse_err != LIDIA_E_GO)
 				below = false;
 			if (!res.parse_err && res.extract_err && res.extract_err != LIDIA_E_GO)
@@ -948,11 +1034,13 @@ static void test_malformed(const struct layout *l)
 		for (size_t n = 0; n < full; n++) {
 			im.tree.n = n;
 			run_image(&res, &im, &all_opts);
-			ok &= res.extract_err == 0 && res.stats.bad_functions == 1 && res.stats.functions == NF;
+			ok &= res.extract_err == 0 && res.stats.bad_functions == 1 &&
+			      res.stats.functions == NF;
 			free_result(&res);
 		}
 		im.tree.n = full;
-		CHECK(ok, "%s: a truncated inline tree costs main.outer its inline frames only", name);
+		CHECK(ok, "%s: a truncated inline tree costs main.outer its inline frames only",
+		      name);
 	}
 
 	/* Header offsets out of range. */
@@ -962,11 +1050,13 @@ static void test_malformed(const struct layout *l)
 
 		set_field(&im, fld, im.blob.n, 4);
 		run_image(&res, &im, &all_opts);
-		CHECK(res.parse_err == LIDIA_E_GO, "%s: filetab offset at the end: LIDIA_E_GO", name);
+		CHECK(res.parse_err == LIDIA_E_GO, "%s: filetab offset at the end: LIDIA_E_GO",
+		      name);
 		free_result(&res);
 		set_field(&im, fld, im.blob.n - 3, 4);
 		run_image(&res, &im, &all_opts);
-		CHECK(res.parse_err == LIDIA_E_GO, "%s: filetab offset 3 bytes from the end: LIDIA_E_GO", name);
+		CHECK(res.parse_err == LIDIA_E_GO,
+		      "%s: filetab offset 3 bytes from the end: LIDIA_E_GO", name);
 		free_result(&res);
 		set_field(&im, fld, 0xffffffff, 4);
 		run_image(&res, &im, &all_opts);
@@ -974,7 +1064,8 @@ static void test_malformed(const struct layout *l)
 		free_result(&res);
 		set_field(&im, fld, saved, 4);
 	} else {
-		static const char *const what[] = { "funcnametab", "cutab", "filetab", "pctab", "pcln table" };
+		static const char *const what[] = { "funcnametab", "cutab", "filetab", "pctab",
+						    "pcln table" };
 		unsigned first = v118 ? 3 : 2;
 
 		for (unsigned w = 0; w < 5; w++) {
@@ -983,11 +1074,13 @@ static void test_malformed(const struct layout *l)
 
 			set_field(&im, fld, im.blob.n + 1, p);
 			run_image(&res, &im, &all_opts);
-			CHECK(res.parse_err == LIDIA_E_GO, "%s: %s offset past the end: LIDIA_E_GO", name, what[w]);
+			CHECK(res.parse_err == LIDIA_E_GO, "%s: %s offset past the end: LIDIA_E_GO",
+			      name, what[w]);
 			free_result(&res);
 			set_field(&im, fld, p == 8 ? UINT64_MAX : UINT32_MAX, p);
 			run_image(&res, &im, &all_opts);
-			CHECK(res.parse_err == LIDIA_E_GO, "%s: %s offset ~0: LIDIA_E_GO", name, what[w]);
+			CHECK(res.parse_err == LIDIA_E_GO, "%s: %s offset ~0: LIDIA_E_GO", name,
+			      what[w]);
 			free_result(&res);
 			set_field(&im, fld, saved, p);
 		}
@@ -998,7 +1091,8 @@ static void test_malformed(const struct layout *l)
 
 			set_field(&im, fld, im.blob.n - 4, p);
 			run_image(&res, &im, &all_opts);
-			CHECK(res.parse_err == LIDIA_E_GO, "%s: functab running off the end: LIDIA_E_GO", name);
+			CHECK(res.parse_err == LIDIA_E_GO,
+			      "%s: functab running off the end: LIDIA_E_GO", name);
 			free_result(&res);
 			set_field(&im, fld, saved, p);
 		}
@@ -1006,8 +1100,8 @@ static void test_malformed(const struct layout *l)
 
 	/* nfunc huge, or just too big for the blob. */
 	{
-		static const uint64_t bad[] = { UINT64_MAX, 1ull << 62, 1ull << 32, UINT32_MAX,
-						0x80000000, 0x10000000 };
+		static const uint64_t bad[] = { UINT64_MAX, 1ull << 62, 1ull << 32,
+						UINT32_MAX, 0x80000000, 0x10000000 };
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			uint64_t v = p == 4 ? (uint32_t)bad[i] : bad[i];
@@ -1016,7 +1110,8 @@ static void test_malformed(const struct layout *l)
 				continue; /* 32-bit: the same as another case */
 			set_field(&im, im.hdr_words, v, p);
 			run_image(&res, &im, &all_opts);
-			CHECK(res.parse_err == LIDIA_E_GO, "%s: nfunc %#" PRIx64 ": LIDIA_E_GO", name, v);
+			CHECK(res.parse_err == LIDIA_E_GO, "%s: nfunc %#" PRIx64 ": LIDIA_E_GO",
+			      name, v);
 			free_result(&res);
 		}
 		set_field(&im, im.hdr_words, im.blob.n, p);
@@ -1026,8 +1121,9 @@ static void test_malformed(const struct layout *l)
 		/* One more than there are: the extra "function" reads garbage, and nothing breaks. */
 		set_field(&im, im.hdr_words, NF + 1, p);
 		run_image(&res, &im, &all_opts);
-		CHECK(res.parse_err != 0 || res.extract_err == 0, "%s: nfunc one too many: no failure (%d, %d)",
-		      name, res.parse_err, res.extract_err);
+		CHECK(res.parse_err != 0 || res.extract_err == 0,
+		      "%s: nfunc one too many: no failure (%d, %d)", name, res.parse_err,
+		      res.extract_err);
 		free_result(&res);
 		set_field(&im, im.hdr_words, 0, p);
 		run_image(&res, &im, &all_opts);
@@ -1042,7 +1138,9 @@ static void test_malformed(const struct layout *l)
 		static const struct {
 			int64_t v;
 			const char *what;
-		} cases[] = { { -1, "nameoff -1" }, { INT32_MIN, "nameoff INT32_MIN" }, { 0, "nameoff past the end" },
+		} cases[] = { { -1, "nameoff -1" },
+			      { INT32_MIN, "nameoff INT32_MIN" },
+			      { 0, "nameoff past the end" },
 			      { 1, "nameoff at the last byte, unterminated" } };
 
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1111,10 +1209,12 @@ static void test_malformed(const struct layout *l)
 
 	/* pc-value tables: off the end, overlong varints, offsets past the end. */
 	{
-		static const unsigned char off_end[] = { 0x02, 0x90 };		   /* pc delta unfinished */
-		static const unsigned char off_end2[] = { 0x02, 0x08, 0x02 };	   /* no terminator */
-		static const unsigned char long6[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x08, 0x00 };
-		static const unsigned char long_pc[] = { 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00 };
+		static const unsigned char off_end[] = { 0x02, 0x90 }; /* pc delta unfinished */
+		static const unsigned char off_end2[] = { 0x02, 0x08, 0x02 }; /* no terminator */
+		static const unsigned char long6[] = { 0x80, 0x80, 0x80, 0x80,
+						       0x80, 0x01, 0x08, 0x00 };
+		static const unsigned char long_pc[] = { 0x02, 0xff, 0xff, 0xff,
+							 0xff, 0xff, 0x01, 0x00 };
 		static const struct {
 			const unsigned char *bytes;
 			size_t n;
@@ -1136,7 +1236,9 @@ static void test_malformed(const struct layout *l)
 
 				build(&im2, l, &base_program);
 				off = append_raw(&im2, tabs[t].bytes, tabs[t].n);
-				fld = fi == 0 ? im2.fld_pcfile[1] : fi == 1 ? im2.fld_pcln[1] : im2.fld_pcinl[1];
+				fld = fi == 0	? im2.fld_pcfile[1]
+				      : fi == 1 ? im2.fld_pcln[1]
+						: im2.fld_pcinl[1];
 				set_field(&im2, fld, off, 4);
 				snprintf(what, sizeof(what), "%s as %s", tabs[t].what, fields[fi]);
 				run_image(&res, &im2, &all_opts);
@@ -1147,7 +1249,9 @@ static void test_malformed(const struct layout *l)
 		}
 		for (int fi = 0; fi < 3; fi++) {
 			char what[64];
-			size_t fld = fi == 0 ? im.fld_pcfile[1] : fi == 1 ? im.fld_pcln[1] : im.fld_pcinl[1];
+			size_t fld = fi == 0   ? im.fld_pcfile[1]
+				     : fi == 1 ? im.fld_pcln[1]
+					       : im.fld_pcinl[1];
 			uint32_t saved = (uint32_t)get(l->be, im.blob.p + fld, 4);
 
 			set_field(&im, fld, (uint32_t)(im.blob.n - im.pctab_base), 4);
@@ -1164,19 +1268,52 @@ static void test_malformed(const struct layout *l)
 		}
 	}
 
-	/* Inline trees: cycles, self-parents, indices past the tree, bad names. */
+	/*
+	 * Inline trees: parents that loop (the runtime's unwinder would go round
+	 * them for ever; each node on such a chain is called from the function,
+	 * at line 0), indices past the tree, bad names.
+	 */
 	{
 		struct image im2;
+		static const struct {
+			void (*mut)(struct program *);
+			const char *what;
+		} loops[] = {
+			{ prog_cycle, "inline tree with a parent cycle" },
+			{ prog_self, "inline node its own parent" },
+			{ prog_unset_parentpc,
+			  "no parentPc set, inlined code at the entry (issue 14)" },
+		};
 
-		mutate_program(&im2, l, prog_cycle);
+		for (size_t k = 0; k < sizeof(loops) / sizeof(loops[0]); k++) {
+			mutate_program(&im2, l, loops[k].mut);
+			run_image(&res, &im2, &all_opts);
+			CHECK(res.extract_err == 0 && res.stats.bad_functions == 0 &&
+				      res.stats.inline_ranges >= 2,
+			      "%s: %s: not malformed (%d, %zu bad, %zu inline ranges)", name,
+			      loops[k].what, res.extract_err, res.stats.bad_functions,
+			      res.stats.inline_ranges);
+			CHECK_FRAMES(&res, TEXT + 0x64,
+				     "strings.inner /go/src/strings/inner.go:40 | main.outer "
+				     "/src/main.go:0",
+				     "%s: %s: the callee, then the function at line 0", name,
+				     loops[k].what);
+			CHECK_FRAMES(&res, TEXT + 0x54,
+				     "main.mid /src/util.go:30 | main.outer /src/main.go:0",
+				     "%s: %s: main.mid, then the function at line 0", name,
+				     loops[k].what);
+			CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:11",
+				     "%s: %s: main.main intact", name, loops[k].what);
+			free_result(&res);
+			free_image(&im2);
+		}
+		mutate_program(&im2, l, prog_unset_parentpc);
 		run_image(&res, &im2, &all_opts);
-		check_f1_bare(&res, name, "inline tree with a parent cycle");
-		free_result(&res);
-		free_image(&im2);
-
-		mutate_program(&im2, l, prog_self);
-		run_image(&res, &im2, &all_opts);
-		check_f1_bare(&res, name, "inline node its own parent");
+		CHECK_FRAMES(
+			&res, TEXT + 0x40,
+			"strings.inner /go/src/strings/inner.go:39 | main.outer /src/main.go:0",
+			"%s: issue 14: the entry's inlined code, then the function at line 0",
+			name);
 		free_result(&res);
 		free_image(&im2);
 
@@ -1202,9 +1339,10 @@ static void test_malformed(const struct layout *l)
 
 		mutate_program(&im2, l, prog_negative_line);
 		run_image(&res, &im2, &all_opts);
-		CHECK(res.extract_err == 0 && res.stats.bad_functions == 0, "%s: negative line, no file: accepted",
-		      name);
-		CHECK_FRAMES(&res, TEXT + 0x40, "main.outer /src/main.go:0", "%s: negative line reads as 0", name);
+		CHECK(res.extract_err == 0 && res.stats.bad_functions == 0,
+		      "%s: negative line, no file: accepted", name);
+		CHECK_FRAMES(&res, TEXT + 0x40, "main.outer /src/main.go:0",
+			     "%s: negative line reads as 0", name);
 		free_result(&res);
 		free_image(&im2);
 
@@ -1212,8 +1350,12 @@ static void test_malformed(const struct layout *l)
 		run_image(&res, &im2, &all_opts);
 		CHECK(res.extract_err == 0 && res.stats.bad_functions == 0,
 		      "%s: parentPc past the function: accepted", name);
-		CHECK_FRAMES(&res, TEXT + 0x64, "strings.inner /go/src/strings/inner.go:40 | main.outer /src/main.go:0",
-			     "%s: parentPc past the function: parent the function, call line unknown (0)", name);
+		CHECK_FRAMES(
+			&res, TEXT + 0x64,
+			"strings.inner /go/src/strings/inner.go:40 | main.outer /src/main.go:0",
+			"%s: parentPc past the function: parent the function, call line unknown "
+			"(0)",
+			name);
 		free_result(&res);
 		free_image(&im2);
 
@@ -1239,7 +1381,8 @@ static void test_malformed(const struct layout *l)
 		{
 			struct mem m;
 
-			run_blob(&res, im.blob.p, im.blob.n, l->va, NULL, 0, TREE_VA, l->be, &all_opts, &m);
+			run_blob(&res, im.blob.p, im.blob.n, l->va, NULL, 0, TREE_VA, l->be,
+				 &all_opts, &m);
 			check_f1_bare(&res, name, "inline tree address unreadable");
 			free_result(&res);
 		}
@@ -1256,7 +1399,8 @@ static void test_malformed(const struct layout *l)
 		run_image(&res, &im2, &all_opts);
 		CHECK(res.extract_err == 0 && res.stats.bad_functions == 0,
 		      "%s: file index out of range: accepted", name);
-		CHECK_FRAMES(&res, TEXT + 0x4, "main.main :10", "%s: file index out of range: no file", name);
+		CHECK_FRAMES(&res, TEXT + 0x4, "main.main :10",
+			     "%s: file index out of range: no file", name);
 		free_result(&res);
 		free_image(&im2);
 	}
@@ -1286,9 +1430,11 @@ static void test_flips(const struct layout *l)
 			size_t at = (size_t)(r >> 16) % (im.blob.n + im.tree.n);
 			unsigned char *pb = at < im.blob.n ? blob + at : tree + (at - im.blob.n);
 
-			*pb = (r & 0x100) ? (unsigned char)r : *pb ^ (unsigned char)(1u << (r >> 9 & 7));
+			*pb = (r & 0x100) ? (unsigned char)r
+					  : *pb ^ (unsigned char)(1u << (r >> 9 & 7));
 		}
-		run_blob(&res, blob, im.blob.n, l->va, tree, im.tree.n, im.tree_va, l->be, &all_opts, &m);
+		run_blob(&res, blob, im.blob.n, l->va, tree, im.tree.n, im.tree_va, l->be,
+			 &all_opts, &m);
 		if (!res.parse_err && res.extract_err && res.extract_err != LIDIA_E_GO)
 			ok = false;
 		if (res.r && lidia_reader_check(res.r, NULL))
@@ -1297,7 +1443,8 @@ static void test_flips(const struct layout *l)
 		free(blob);
 		free(tree);
 	}
-	CHECK(ok, "%s: %d randomly damaged copies extract cleanly into valid files", label(l), runs);
+	CHECK(ok, "%s: %d randomly damaged copies extract cleanly into valid files", label(l),
+	      runs);
 	free_image(&im);
 }
 
@@ -1328,11 +1475,12 @@ static void test_long_function(const struct layout *l)
 		free(t.p);
 	}
 	run_image(&res, &im, &all_opts);
-	CHECK(res.extract_err == 0, "%s: a function longer than 4 GiB does not stop the extraction (%d: %s)",
-	      label(l), res.extract_err, lidia_strerror(res.extract_err));
+	CHECK(res.extract_err == 0,
+	      "%s: a function longer than 4 GiB does not stop the extraction (%d: %s)", label(l),
+	      res.extract_err, lidia_strerror(res.extract_err));
 	if (res.r)
-		CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:11", "%s: >4 GiB function: main.main intact",
-		     label(l));
+		CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:11",
+			     "%s: >4 GiB function: main.main intact", label(l));
 	free_result(&res);
 	free_image(&im);
 }
@@ -1387,13 +1535,13 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 
 static void dump_corpus(const char *dir, const struct layout *layouts, size_t n)
 {
-	static void (*const muts[])(struct program *) = { prog_cycle,	       prog_self,
-							  prog_past_tree,      prog_huge_parentpc,
-							  prog_negative_index, prog_huge_index,
-							  prog_line_wrap };
+	static void (*const muts[])(struct program *) = {
+		prog_cycle,	     prog_self,	      prog_past_tree, prog_huge_parentpc,
+		prog_negative_index, prog_huge_index, prog_line_wrap, prog_unset_parentpc
+	};
 	static const char *const mut_names[] = { "cycle",	  "self-parent",    "past-tree",
 						 "huge-parentpc", "negative-index", "huge-index",
-						 "line-wrap" };
+						 "line-wrap",	  "unset-parentpc" };
 
 	for (size_t i = 0; i < n; i++) {
 		struct layout l = layouts[i];
@@ -1402,8 +1550,13 @@ static void dump_corpus(const char *dir, const struct layout *layouts, size_t n)
 
 		l.va = FUZZ_VA;
 		l.tree_in_blob = true;
+		if (l.version == GO_1_2 && l.release)
+			continue; /* the fuzz target cannot be told a release: the same bytes as r0 */
 		snprintf(tag, sizeof(tag), "go%s-%u%s-q%u",
-			 l.version == GO_1_2 ? "12" : l.version == GO_1_16 ? "116" : l.version == GO_1_18 ? "118" : "120",
+			 l.version == GO_1_2	? "12"
+			 : l.version == GO_1_16 ? "116"
+			 : l.version == GO_1_18 ? "118"
+						: "120",
 			 l.ptr * 8, l.be ? "be" : "le", l.quantum);
 		build(&im, &l, &base_program);
 		snprintf(fname, sizeof(fname), "synth-%s.bin", tag);
@@ -1427,7 +1580,10 @@ static void dump_corpus(const char *dir, const struct layout *layouts, size_t n)
 	}
 }
 
-/* Go 1.2-1.15 tables: every function with its extent and lines, no inline frames. */
+/*
+ * Go 1.2-1.15 tables of a release whose inline slots are not read (or not
+ * known): every function with its extent and lines, no inline frames.
+ */
 static void test_go12(const struct layout *l)
 {
 	const char *name = label(l);
@@ -1437,11 +1593,11 @@ static void test_go12(const struct layout *l)
 
 	build(&im, l, &base_program);
 	run_image(&res, &im, &all_opts);
-	CHECK(res.parse_err == 0 && res.extract_err == 0 && res.r, "%s: parsed and extracted (%d, %d)",
-	      name, res.parse_err, res.extract_err);
+	CHECK(res.parse_err == 0 && res.extract_err == 0 && res.r,
+	      "%s: parsed and extracted (%d, %d)", name, res.parse_err, res.extract_err);
 	CHECK(res.stats.functions == NF && res.stats.bad_functions == 0 &&
 		      res.stats.inline_ranges == 0,
-	      "%s: %zu functions, %zu bad, %zu inline ranges (none from a 1.2 header)", name,
+	      "%s: %zu functions, %zu bad, %zu inline ranges (none: release not read)", name,
 	      res.stats.functions, res.stats.bad_functions, res.stats.inline_ranges);
 	for (size_t i = 0; res.r && i < lidia_reader_count(res.r); i++) {
 		struct lidia_range_info ri;
@@ -1455,39 +1611,116 @@ static void test_go12(const struct layout *l)
 	free_image(&im);
 }
 
+/*
+ * A 1.2-header image of release l->release read as another release: the
+ * slots then hold no tree (or none this code reads), so no inline frame,
+ * and the functions and lines intact; read as a release of the same slots
+ * (13 as 15), the same frames as test_good.
+ */
+static void test_release_told(const struct layout *l)
+{
+	static const unsigned told[] = { 0, 9, 11, 12, 13, 15, 16, 20 };
+	const char *name = label(l);
+	struct image im;
+
+	build(&im, l, &base_program);
+	for (size_t i = 0; i < sizeof(told) / sizeof(told[0]); i++) {
+		bool same = told[i] == l->release ||
+			    (l->release >= 13 && told[i] >= 13 && told[i] <= 15);
+		struct result res;
+
+		the_release = told[i];
+		run_image(&res, &im, &all_opts);
+		CHECK(res.extract_err == 0 && res.stats.bad_functions == 0 &&
+			      res.stats.inline_ranges == (same ? 2u : 0u),
+		      "%s: told go1.%u: %zu inline ranges, %zu bad (want %u, 0)", name, told[i],
+		      res.stats.inline_ranges, res.stats.bad_functions, same ? 2 : 0);
+		CHECK_FRAMES(&res, TEXT + 0x64,
+			     same ? "strings.inner /go/src/strings/inner.go:40 | main.mid "
+				    "/src/util.go:31 | main.outer /src/main.go:21"
+				  : "main.outer /go/src/strings/inner.go:40",
+			     "%s: told go1.%u: the frames at an inlined pc", name, told[i]);
+		CHECK_FRAMES(&res, TEXT + 0x18, "main.main /src/main.go:11",
+			     "%s: told go1.%u: main.main", name, told[i]);
+		free_result(&res);
+	}
+	the_release = l->release;
+	free_image(&im);
+}
+
+static void test_release_minor(void)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		unsigned want;
+	} c[] = {
+		{ "go1.13.8", 8, 13 }, { "go1.12", 6, 12 },	  { "go1.15rc2", 9, 15 },
+		{ "go1.9", 5, 9 },     { "go1.13", 5, 1 },	  { "go1.", 4, 0 },
+		{ "go2.0", 5, 0 },     { "go1.1234", 8, 0 },	  { "devel +abc", 10, 0 },
+		{ "go1.x", 5, 0 },     { "go1.14beta1", 11, 14 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		CHECK(gotab_release_minor(c[i].s, c[i].n) == c[i].want,
+		      "gotab_release_minor(\"%.*s\") is %u", (int)c[i].n, c[i].s, c[i].want);
+}
+
 int main(void)
 {
 	static const int versions[] = { GO_1_2, GO_1_16, GO_1_18, GO_1_20 };
-	struct layout layouts[16];
+	static const unsigned releases[] = { 0, 12, 13 }; /* of the 1.2 header */
+	struct layout layouts[32];
 	size_t n = 0;
 	const char *dir = getenv("PCLNTAB_CORPUS_DIR");
 
 	for (size_t v = 0; v < 4; v++)
-		for (unsigned ptr = 4; ptr <= 8; ptr += 4)
-			for (int be = 0; be < 2; be++)
-				layouts[n++] = (struct layout){ .version = versions[v], .ptr = ptr,
-								.quantum = be ? 4 : 1, .be = be, .va = BLOB_VA };
+		for (size_t r = 0; r < (versions[v] == GO_1_2 ? 3u : 1u); r++)
+			for (unsigned ptr = 4; ptr <= 8; ptr += 4)
+				for (int be = 0; be < 2; be++)
+					layouts[n++] = (struct layout){ .version = versions[v],
+									.release = releases[r],
+									.ptr = ptr,
+									.quantum = be ? 4 : 1,
+									.be = be,
+									.va = BLOB_VA };
 	if (dir && *dir) {
 		dump_corpus(dir, layouts, n);
 		printf("ok - corpus written to %s\n", dir);
 	}
+	test_release_minor();
 	/*
 	 * The 1.2 header (Go 1.2 to 1.15) does not say which release wrote it,
-	 * and the inline tree moved within that span: the library reads its
-	 * functions and lines but no inline frames (test_go12).
+	 * and the inline tree moved within that span: told 1.12 or 1.13-1.15,
+	 * the library reads its inline frames as test_good checks; told none,
+	 * its functions and lines but no inline frames (test_go12).
 	 */
-	for (size_t i = 0; i < n; i++)
-		if (layouts[i].version != GO_1_2)
+	for (size_t i = 0; i < n; i++) {
+		the_release = layouts[i].release;
+		if (layouts[i].version != GO_1_2 || layouts[i].release)
 			test_good(&layouts[i]);
 		else
 			test_go12(&layouts[i]);
-	for (size_t i = 0; i < n; i++)
-		if (layouts[i].version != GO_1_2)
+		if (layouts[i].version == GO_1_2 && layouts[i].release)
+			test_release_told(&layouts[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		the_release = layouts[i].release;
+		if (layouts[i].version != GO_1_2 || layouts[i].release)
 			test_malformed(&layouts[i]);
-	for (size_t i = 0; i < n; i++)
+	}
+	for (size_t i = 0; i < n; i++) {
+		the_release = layouts[i].release;
 		test_long_function(&layouts[i]);
-	test_empty(&layouts[10]); /* 1.18, 32-bit LE */
+	}
 	for (size_t i = 0; i < n; i++)
+		if (layouts[i].version == GO_1_18 && layouts[i].ptr == 4 && !layouts[i].be) {
+			the_release = 0;
+			test_empty(&layouts[i]); /* 1.18, 32-bit LE */
+		}
+	for (size_t i = 0; i < n; i++) {
+		the_release = layouts[i].release;
 		test_flips(&layouts[i]);
+	}
 	return unit_exit();
 }
