@@ -10,6 +10,14 @@
  * resolved to one function per address before anything is written; the
  * second walks each kept subprogram's inline tree against its unit's lines.
  * Broken pieces cost their function or unit, never the file.
+ *
+ * Units share line programs: dwz's partial units (thousands in a large C
+ * library) name their compile unit's, and own no code. Each program is
+ * decoded once for all the units that name it, and read only by those with
+ * code; its rows that no kept subprogram of any of them covers are the
+ * orphans, taken once. A partial unit with no address range in it is read
+ * by unit_scan.c, not libdw, and then passed over. A unit costs what it
+ * holds, not its program's rows nor its abbreviation table.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -20,6 +28,7 @@
 #include "internal.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "unit_scan.h"
 
 /* A mangled name (libdw's pointer) and its demangled copy. */
 struct name_slot {
@@ -35,6 +44,46 @@ struct path_slot {
 
 /* At most this many (subprogram range, inline interval) pairs per DIE (see do_subprog). */
 #define MAX_SWEEP (1u << 26)
+
+/* A unit kept by the first pass. */
+struct unit {
+	Dwarf_Die die;
+	const char *comp_dir;	     /* DW_AT_comp_dir (libdw's string); NULL: none */
+	uint64_t line_offset;	     /* DW_AT_stmt_list, when has_lines */
+	size_t subs_first, subs_end; /* its subprogram ranges: w->subs[subs_first, subs_end) */
+	uint32_t group;		     /* its line program's units: w->groups[group], or NO_GROUP */
+	uint8_t address_size;
+	bool has_lines; /* it names a line program */
+	bool has_code;	/* one of its subprogram ranges was kept */
+};
+
+#define NO_GROUP UINT32_MAX
+
+/* A decoded line program: ours (its files by DWARF index too), or libdw's rows. */
+struct lines {
+	struct line_table lt;
+	bool ours;
+};
+
+/*
+ * The units that name one line program (by its offset in .debug_line). Its
+ * owner decodes it (the first of them with code, else the first), and it is
+ * kept until the last unit with code reading it is done; its orphan rows are
+ * taken once, by the owner, outside the code of all of them.
+ */
+struct line_group {
+	uint32_t owner;
+	uint32_t users;	     /* units with code still to read lines (the owner's comp_dir) */
+	size_t first, end;   /* its units: w->members[first, end), in unit order */
+	struct lines *lines; /* decoded: from the owner to the last user */
+};
+
+/* A unit by its line program: what groups are made of. */
+struct member {
+	uint64_t line_offset;
+	uint32_t unit;
+	uint8_t address_size;
+};
 
 /* A subprogram range found in the first pass. */
 struct subprog {
@@ -58,15 +107,20 @@ struct dw {
 	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
 	size_t bad_file_index; /* call files that name no file */
 
-	Dwarf_Die *cudies; /* the units read, in unit order */
-	size_t ncus, cap_cus;
+	struct unit *units; /* the units read, in unit order */
+	size_t nunits, cap_units;
 	struct subprog *subs;
 	size_t nsubs, cap_subs;
-	/* The current unit's line rows, in address order: lt's, or libdw's in own_rows. */
+	struct line_group *groups;
+	size_t ngroups;
+	struct member *members;
+	/* Decoded line programs not in use, for the next ones (their buffers kept). */
+	struct lines **spare;
+	size_t nspare, cap_spare;
+	/* The current unit's line program, and its rows in address order. */
+	const struct lines *cur;
 	const struct line_row *rows;
 	size_t nrows;
-	struct line_row *own_rows;
-	size_t cap_rows;
 	struct frame_node *nodes;
 	size_t nnodes, cap_nodes;
 	struct node_iv *ivs;
@@ -85,15 +139,15 @@ struct dw {
 	struct name_block *demangled_names;
 	/* The current unit's file names joined to its comp_dir, by libdw's name. */
 	const char *comp_dir;
+	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */
 	size_t comp_len;
 	struct path_slot *paths;
 	size_t npaths, cap_paths;
 	struct name_block *path_names;
 	struct frames fr;
-	/* Our own decoding of the line programs (line_table.c); libdw's when it cannot. */
+	/* The sections our own readers read (line_table.c, unit_scan.c). */
 	struct dwarf_sections secs;
-	struct line_table lt;
-	bool lt_ok; /* the current unit's rows and files are lt's */
+	struct abbrev_cache abbrevs; /* unit_scan's */
 };
 
 static bool code_range(uint64_t lo, uint64_t hi)
@@ -214,9 +268,10 @@ static const char *keep_name(struct dw *w, const char *s)
 /*
  * A file's name as llvm-symbolizer prints it: libdw joins the file to its
  * include directory, and to the compilation directory only when that is
- * absolute; a relative one (glibc's "./stdlib") is joined too.
+ * absolute; a relative one (glibc's "./stdlib") is joined too. A path joined
+ * here is made in *into, which must outlive the current unit's use of it.
  */
-static const char *unit_path(struct dw *w, const char *name)
+static const char *unit_path(struct dw *w, const char *name, struct name_block **into)
 {
 	size_t mask, i;
 
@@ -248,16 +303,15 @@ static const char *unit_path(struct dw *w, const char *name)
 	for (i = ((uintptr_t)name >> 4) & mask; w->paths[i].key; i = (i + 1) & mask)
 		if (w->paths[i].key == name)
 			return w->paths[i].path;
-	{
-		size_t n = strlen(w->comp_dir);
-		const char *sep = w->comp_dir[n - 1] == '/' ? "" : "/";
-		const char *dir = name_blocks_str(&w->path_names, w->comp_dir, sep);
-		const char *joined;
+	if (!w->comp_dir_slash) {
+		const char *sep = w->comp_dir[w->comp_len - 1] == '/' ? "" : "/";
 
-		if (!dir)
+		if (!(w->comp_dir_slash = name_blocks_str(&w->path_names, w->comp_dir, sep)))
 			return name;
-		/* dir is a scratch copy; the joined path is what is kept */
-		joined = name_blocks_str(&w->path_names, dir, name);
+	}
+	{
+		const char *joined = name_blocks_str(into, w->comp_dir_slash, name);
+
 		if (!joined)
 			return name;
 		w->paths[i] = (struct path_slot){ name, joined };
@@ -267,11 +321,10 @@ static const char *unit_path(struct dw *w, const char *name)
 }
 
 /* A new unit: its compilation directory, and no joined paths yet. */
-static void set_unit(struct dw *w, Dwarf_Die *cudie)
+static void set_unit(struct dw *w, const struct unit *un)
 {
-	Dwarf_Attribute attr;
-
-	w->comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+	w->comp_dir = un->comp_dir;
+	w->comp_dir_slash = NULL;
 	w->comp_len = 0;
 	if (w->paths)
 		memset(w->paths, 0, w->cap_paths * sizeof(*w->paths));
@@ -396,15 +449,16 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			if (dwarf_attr(&child, DW_AT_call_line, &attr) &&
 			    !dwarf_formudata(&attr, &v))
 				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
-			if ((files || w->lt_ok) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
+			if ((files || w->cur->ours) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
 			    !dwarf_formudata(&attr, &v)) {
+				const struct line_table *lt = &w->cur->lt;
 				const char *f;
 
-				if (w->lt_ok)
-					f = v < w->lt.nfiles ? w->lt.files[v] : NULL;
+				if (w->cur->ours)
+					f = v < lt->nfiles ? lt->files[v] : NULL;
 				else if ((f = dwarf_filesrc(files, v, NULL, NULL)) &&
 					 strcmp(f, "???"))
-					f = unit_path(w, f);
+					f = unit_path(w, f, &w->path_names);
 				else
 					f = NULL;
 				if (f)
@@ -592,8 +646,14 @@ static size_t drop_empty_rows(struct line_row *rows, size_t nrows)
 	return n;
 }
 
-/* The unit's line rows as libdw decodes them, when lidiagen's decoder could not. */
-static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie)
+/* ---- Line programs, each decoded once for the units that name it ---------------- */
+
+/*
+ * A unit's line rows as libdw decodes them, when lidiagen's decoder could
+ * not: into lt, whose names hold the paths joined here, so that the rows
+ * outlive the unit for the others that share the program.
+ */
+static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie, struct line_table *lt)
 {
 	struct line_row *rows;
 	Dwarf_Lines *lines;
@@ -603,9 +663,9 @@ static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie)
 
 	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
 		return 0;
-	if ((err = LIDIA_GROW(w->own_rows, n + 1, w->cap_rows)))
+	if ((err = LIDIA_GROW(lt->rows, n + 1, lt->cap_rows)))
 		return err;
-	rows = w->own_rows;
+	rows = lt->rows;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
@@ -618,7 +678,7 @@ static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie)
 		dwarf_lineno(l, &line);
 		rows[nrows] = (struct line_row){
 			.addr = addr,
-			.file = end ? NULL : unit_path(w, dwarf_linesrc(l, NULL, NULL)),
+			.file = end ? NULL : unit_path(w, dwarf_linesrc(l, NULL, NULL), &lt->names),
 			.line = end ? 0 : line,
 		};
 		if (nrows && addr < rows[nrows - 1].addr)
@@ -627,37 +687,118 @@ static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie)
 	}
 	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
 		sort_array(rows, nrows, sizeof(*rows), cmp_row);
-	w->rows = rows;
-	w->nrows = drop_empty_rows(rows, nrows);
+	lt->nrows = drop_empty_rows(rows, nrows);
 	return 0;
 }
 
-/* The unit's line rows, in address order; none when it has no line program. */
-static int load_rows(struct dw *w, Dwarf_Die *cudie)
+/* Unit un's line program into l: ours, else libdw's; no rows when it has none. */
+static int decode_lines(struct dw *w, struct unit *un, struct lines *l)
 {
-	const struct extract_ctx *x = w->x;
-
-	w->rows = NULL;
-	w->nrows = 0;
-	w->lt_ok = false;
-	if (!x->lines && !x->files && !x->inlines)
+	l->ours = w->secs.line && un->has_lines &&
+		  !line_table_decode(&l->lt, &w->secs, un->line_offset, un->comp_dir,
+				     un->address_size);
+	if (l->ours)
 		return 0;
-	if (w->secs.line) {
-		Dwarf_Attribute attr;
-		Dwarf_Word off;
-		Dwarf_Die cu;
-		uint8_t address_size, offset_size;
+	line_table_reset(&l->lt); /* what a failed decoding left */
+	return load_libdw_rows(w, &un->die, &l->lt);
+}
 
-		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off) &&
-		    dwarf_diecu(cudie, &cu, &address_size, &offset_size) &&
-		    !line_table_decode(&w->lt, &w->secs, off, w->comp_dir, address_size)) {
-			w->rows = w->lt.rows;
-			w->nrows = w->lt.nrows;
-			w->lt_ok = true;
-			return 0;
+/* Buffers for a line program: a spare one (its arrays kept), or new; NULL: no memory. */
+static struct lines *lines_get(struct dw *w)
+{
+	return w->nspare ? w->spare[--w->nspare] : calloc(1, sizeof(struct lines));
+}
+
+static void lines_free(struct lines *l)
+{
+	if (l)
+		line_table_release(&l->lt);
+	free(l);
+}
+
+/* Done with l (may be NULL): a spare for the next program. */
+static void lines_put(struct dw *w, struct lines *l)
+{
+	if (!l)
+		return;
+	if (LIDIA_GROW(w->spare, w->nspare + 1, w->cap_spare))
+		lines_free(l);
+	else
+		w->spare[w->nspare++] = l;
+}
+
+static int cmp_member(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+
+	if (a->line_offset != b->line_offset)
+		return a->line_offset < b->line_offset ? -1 : 1;
+	if (a->address_size != b->address_size)
+		return a->address_size < b->address_size ? -1 : 1;
+	return a->unit < b->unit ? -1 : a->unit > b->unit; /* unit order within a group */
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* g's owner, and the units with code that read its rows as the owner decoded them. */
+static void group_roles(struct dw *w, struct line_group *g)
+{
+	const char *dir;
+
+	g->owner = w->members[g->first].unit;
+	for (size_t k = g->first; k < g->end; k++) {
+		if (w->units[w->members[k].unit].has_code) {
+			g->owner = w->members[k].unit;
+			break;
 		}
 	}
-	return load_libdw_rows(w, cudie);
+	dir = w->units[g->owner].comp_dir;
+	g->users = 0;
+	for (size_t k = g->first; k < g->end; k++) {
+		const struct unit *un = &w->units[w->members[k].unit];
+
+		g->users += un->has_code && same_dir(un->comp_dir, dir);
+	}
+}
+
+/*
+ * After the overlaps are resolved: which units have code, and the units of
+ * each line program (the same offset, read with the same address size).
+ * Sorting costs O(units log units), whatever they share.
+ */
+static int plan_groups(struct dw *w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nsubs; i++)
+		if (w->subs[i].kept)
+			w->units[w->subs[i].unit].has_code = true;
+	w->members = malloc(w->nunits * sizeof(*w->members) + 1);
+	w->groups = malloc(w->nunits * sizeof(*w->groups) + 1);
+	if (!w->members || !w->groups)
+		return -ENOMEM;
+	for (uint32_t u = 0; u < w->nunits; u++)
+		if (w->units[u].has_lines)
+			w->members[n++] = (struct member){ w->units[u].line_offset, u,
+							   w->units[u].address_size };
+	sort_array(w->members, n, sizeof(*w->members), cmp_member);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct line_group *g = &w->groups[w->ngroups];
+
+		for (j = i + 1; j < n && w->members[j].line_offset == w->members[i].line_offset &&
+				w->members[j].address_size == w->members[i].address_size;
+		     j++)
+			;
+		*g = (struct line_group){ .first = i, .end = j };
+		for (size_t k = i; k < j; k++)
+			w->units[w->members[k].unit].group = (uint32_t)w->ngroups;
+		group_roles(w, g);
+		w->ngroups++;
+	}
+	return 0;
 }
 
 static int cmp_lo(const void *pa, const void *pb)
@@ -667,23 +808,46 @@ static int cmp_lo(const void *pa, const void *pb)
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Keep the unit's rows that no kept subprogram range w->subs[first..end) covers. */
-static int keep_orphans(struct dw *w, size_t first, size_t end)
+/* The kept subprogram ranges of g's units, sorted; they never overlap (resolve_overlaps). */
+static int group_code(struct dw *w, const struct line_group *g, struct interval **out, size_t *n)
+{
+	struct interval *iv;
+	size_t max = 0;
+
+	for (size_t k = g->first; k < g->end; k++) {
+		const struct unit *un = &w->units[w->members[k].unit];
+
+		max += un->subs_end - un->subs_first;
+	}
+	if (!(*out = iv = malloc((max + 1) * sizeof(*iv))))
+		return -ENOMEM;
+	*n = 0;
+	for (size_t k = g->first; k < g->end; k++) {
+		const struct unit *un = &w->units[w->members[k].unit];
+
+		for (size_t i = un->subs_first; i < un->subs_end; i++)
+			if (w->subs[i].kept)
+				iv[(*n)++] = (struct interval){ w->subs[i].lo, w->subs[i].hi };
+	}
+	sort_array(iv, *n, sizeof(*iv), cmp_lo);
+	return 0;
+}
+
+/*
+ * Keep the rows of g's program (w->rows) that no kept subprogram range of
+ * its units covers: once per program, however many units name it.
+ */
+static int keep_orphans(struct dw *w, const struct line_group *g)
 {
 	struct line_rows *out = &w->x->orphans;
 	const char *last_in = NULL, *last_out = NULL;
 	bool open = false; /* the last row kept is in effect still */
-	struct interval *iv = malloc((end - first + 1) * sizeof(*iv));
-	size_t niv = 0, k = 0;
-	int err = 0;
+	struct interval *iv;
+	size_t niv, k = 0;
+	int err = group_code(w, g, &iv, &niv);
 
-	if (!iv)
-		return -ENOMEM;
-	/* Kept ranges never overlap (resolve_overlaps): one sweep with the rows. */
-	for (size_t i = first; i < end; i++) /* w->subs is NULL when no unit has any */
-		if (w->subs[i].kept)
-			iv[niv++] = (struct interval){ w->subs[i].lo, w->subs[i].hi };
-	sort_array(iv, niv, sizeof(*iv), cmp_lo);
+	if (err)
+		return err;
 	for (size_t i = 0; i < w->nrows && !err; i++) {
 		const struct line_row *r = &w->rows[i];
 		bool inside;
@@ -701,7 +865,7 @@ static int keep_orphans(struct dw *w, size_t first, size_t end)
 		if (inside)
 			continue;
 		open = r->file != NULL;
-		if (r->file && r->file != last_in) { /* a copy that outlives the unit */
+		if (r->file && r->file != last_in) { /* a copy that outlives the program */
 			last_in = r->file;
 			last_out = name_blocks_str(&out->names, r->file, NULL);
 			if (!last_out) {
@@ -715,6 +879,68 @@ static int keep_orphans(struct dw *w, size_t first, size_t end)
 	}
 	free(iv);
 	return err;
+}
+
+/* u reads its group's rows: it has code, and its comp_dir joins the files as the owner's did. */
+static bool reads_group(const struct dw *w, const struct unit *un, const struct line_group *g)
+{
+	return un->has_code && same_dir(un->comp_dir, w->units[g->owner].comp_dir);
+}
+
+/*
+ * Unit u's line program, in w->cur and w->rows: its group's, decoded here
+ * when u owns it (and its orphans taken); or its own, in *own, when u joins
+ * the files with another comp_dir than the owner (or names no program).
+ */
+static int open_lines(struct dw *w, uint32_t u, struct lines **own)
+{
+	static const struct lines none;
+	struct unit *un = &w->units[u];
+	struct line_group *g = un->group == NO_GROUP ? NULL : &w->groups[un->group];
+	const struct extract_ctx *x = w->x;
+	int err = 0;
+
+	w->cur = &none;
+	*own = NULL;
+	if (!x->lines && !x->files && !x->inlines) {
+		/* nothing reads lines */
+	} else if (g && g->owner == u) {
+		if (!(g->lines = lines_get(w)))
+			return -ENOMEM;
+		w->cur = g->lines;
+		err = decode_lines(w, un, g->lines);
+	} else if (g && reads_group(w, un, g)) {
+		/* The owner came first (the first unit with code), and kept them for u. */
+		w->cur = g->lines ? g->lines : &none;
+	} else if (un->has_code) {
+		if (!(*own = lines_get(w)))
+			return -ENOMEM;
+		w->cur = *own;
+		err = decode_lines(w, un, *own);
+	}
+	w->rows = w->cur->lt.rows;
+	w->nrows = w->cur->lt.nrows;
+	if (!err && g && g->owner == u && x->lines)
+		err = keep_orphans(w, g);
+	return err;
+}
+
+/* Done with unit u's lines: its group's go with their last user. */
+static void close_lines(struct dw *w, uint32_t u, struct lines *own)
+{
+	const struct unit *un = &w->units[u];
+	struct line_group *g = un->group == NO_GROUP ? NULL : &w->groups[un->group];
+
+	lines_put(w, own);
+	w->cur = NULL;
+	if (!g || !g->lines)
+		return;
+	if (reads_group(w, un, g))
+		g->users--;
+	if (!g->users) {
+		lines_put(w, g->lines);
+		g->lines = NULL;
+	}
 }
 
 /*
@@ -746,10 +972,10 @@ static size_t note_compressed(const struct lidia_elf *e, struct compressed_span 
 }
 
 /*
- * The sections the line programs read, as libdw left them (inflated).
- * Little-endian images only: the decoder reads that byte order.
+ * The sections our own readers read, as libdw left them (inflated).
+ * Little-endian images only: the readers read that byte order.
  */
-static void find_line_sections(const struct lidia_elf *e, struct dwarf_sections *s)
+static void find_sections(const struct lidia_elf *e, struct dwarf_sections *s)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -774,6 +1000,10 @@ static void find_line_sections(const struct lidia_elf *e, struct dwarf_sections 
 			data = &s->str, size = &s->str_size;
 		else if (!strcmp(n, ".debug_line_str"))
 			data = &s->line_str, size = &s->line_str_size;
+		else if (!strcmp(n, ".debug_info"))
+			data = &s->info, size = &s->info_size;
+		else if (!strcmp(n, ".debug_abbrev"))
+			data = &s->abbrev, size = &s->abbrev_size;
 		if (data && (d = elf_getdata(scn, NULL)) && d->d_buf) {
 			*data = d->d_buf;
 			*size = d->d_size;
@@ -790,7 +1020,7 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 
 	if (!dw)
 		return NULL;
-	find_line_sections(e, &w->secs);
+	find_sections(e, &w->secs);
 	for (size_t i = 0; i < nspans; i++)
 		debug_sections_drop_pages(e, spans[i].off, spans[i].size);
 	if (alt)
@@ -798,7 +1028,42 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 	return dw;
 }
 
-/* First pass: every unit's subprogram ranges, and the units in w->cudies. */
+/* What the second pass needs of a unit: its comp_dir, line program and address size. */
+static void read_unit(struct unit *un)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	Dwarf_Die cu;
+	uint8_t offset_size;
+
+	un->comp_dir = dwarf_attr(&un->die, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+	un->has_lines =
+		dwarf_attr(&un->die, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off);
+	un->line_offset = un->has_lines ? off : 0;
+	if (!dwarf_diecu(&un->die, &cu, &un->address_size, &offset_size))
+		un->address_size = 0; /* our decoder refuses it: libdw's lines */
+}
+
+/*
+ * A partial unit with no code, read without libdw (unit_scan.c): un takes
+ * its line program and comp_dir, and nothing more of it is read. False: the
+ * unit is libdw's to walk (it may have code, or the scan could not tell).
+ */
+static bool partial_without_code(struct dw *w, Dwarf_Die *cudie, struct unit *un)
+{
+	struct unit_facts f;
+	uint64_t offset = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
+
+	if (!unit_scan(&w->abbrevs, &w->secs, offset, &f) || f.code)
+		return false;
+	un->comp_dir = f.comp_dir;
+	un->has_lines = f.has_lines;
+	un->line_offset = f.line_offset;
+	un->address_size = (uint8_t)f.address_size;
+	return true;
+}
+
+/* First pass: every unit's subprogram ranges, and the units in w->units. */
 static int scan_units(struct dw *w, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
@@ -809,6 +1074,7 @@ static int scan_units(struct dw *w, Dwarf *dw)
 		Dwarf_Half version;
 		uint8_t unit_type;
 		Dwarf_CU *next;
+		struct unit *un;
 		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
 
 		if (r != 0)
@@ -819,50 +1085,75 @@ static int scan_units(struct dw *w, Dwarf *dw)
 			continue;
 		if (w->skip_go && dwarf_srclang(&cudie) == DW_LANG_Go)
 			continue; /* the pclntab describes Go code better */
-		if ((err = LIDIA_GROW(w->cudies, w->ncus + 1, w->cap_cus)))
+		if (w->nunits >= NO_GROUP)
+			return LIDIA_E_TOO_BIG;
+		if ((err = LIDIA_GROW(w->units, w->nunits + 1, w->cap_units)))
 			return err;
-		w->cudies[w->ncus] = cudie;
+		un = &w->units[w->nunits];
+		*un = (struct unit){ .die = cudie, .subs_first = w->nsubs, .group = NO_GROUP };
+		if (unit_type == DW_UT_partial && partial_without_code(w, &cudie, un)) {
+			w->units[w->nunits++].subs_end = w->nsubs;
+			continue;
+		}
+		read_unit(un);
 		/* A skeleton's code is described in its split unit (a .dwo), when found. */
 		err = scan_dies(w,
 				unit_type == DW_UT_skeleton &&
 						dwarf_tag(&subdie) == DW_TAG_compile_unit
 					? &subdie
 					: &cudie,
-				(uint32_t)w->ncus, 0, false);
-		w->ncus++;
+				(uint32_t)w->nunits, 0, false);
+		w->units[w->nunits++].subs_end = w->nsubs;
 		if (err)
 			return err;
 	}
 }
 
-/* Second pass, unit by unit: each subprogram's ranges, inlines and lines. */
+/* Whether any range of the subprogram DIE whose ranges are subs[0, count) was kept. */
+static bool any_kept(const struct subprog *subs, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (subs[i].kept)
+			return true;
+	return false;
+}
+
+/*
+ * Second pass, unit by unit: each subprogram's ranges, inlines and lines.
+ * A unit with no code (a partial unit, mostly) is passed over, unless it
+ * decodes its program for the orphan rows, for want of a unit with code.
+ */
 static int walk_units(struct dw *w)
 {
 	int err = 0;
 
-	for (size_t u = 0, i = 0; u < w->ncus && !err; u++) {
-		size_t first = i;
+	for (uint32_t u = 0; u < w->nunits && !err; u++) {
+		struct unit *un = &w->units[u];
+		bool owner = un->group != NO_GROUP && w->groups[un->group].owner == u;
 		Dwarf_Files *files = NULL;
+		struct lines *own;
 		size_t nfiles;
 
-		while (i < w->nsubs && w->subs[i].unit == u)
-			i++;
-		set_unit(w, &w->cudies[u]);
-		if ((err = load_rows(w, &w->cudies[u])))
+		if (!un->has_code && !(owner && w->x->lines))
+			continue;
+		set_unit(w, un);
+		if ((err = open_lines(w, u, &own))) {
+			lines_put(w, own);
 			break;
-		if (w->lt_ok || dwarf_getsrcfiles(&w->cudies[u], &files, &nfiles))
+		}
+		if (!un->has_code || w->cur->ours || dwarf_getsrcfiles(&un->die, &files, &nfiles))
 			files = NULL;
-		for (size_t k = first; k < i && !err;) {
+		for (size_t k = un->subs_first; k < un->subs_end && !err;) {
 			/* The ranges of one subprogram DIE are consecutive. */
 			size_t j = k + 1;
 
-			while (j < i && w->subs[j].die.addr == w->subs[k].die.addr)
+			while (j < un->subs_end && w->subs[j].die.addr == w->subs[k].die.addr)
 				j++;
-			err = do_subprog(w, &w->subs[k], j - k, files);
+			if (any_kept(&w->subs[k], j - k))
+				err = do_subprog(w, &w->subs[k], j - k, files);
 			k = j;
 		}
-		if (!err && w->x->lines)
-			err = keep_orphans(w, first, i);
+		close_lines(w, u, own);
 	}
 	return err;
 }
@@ -870,9 +1161,15 @@ static int walk_units(struct dw *w)
 static void dw_release(struct dw *w)
 {
 	frames_release(&w->fr);
-	free(w->cudies);
+	free(w->units);
 	free(w->subs);
-	free(w->own_rows);
+	for (size_t g = 0; g < w->ngroups; g++)
+		lines_free(w->groups[g].lines);
+	free(w->groups);
+	free(w->members);
+	for (size_t i = 0; i < w->nspare; i++)
+		lines_free(w->spare[i]);
+	free(w->spare);
 	free(w->nodes);
 	free(w->ivs);
 	free(w->stack);
@@ -880,8 +1177,8 @@ static void dw_release(struct dw *w)
 	name_blocks_reset(&w->path_names, true);
 	name_blocks_reset(&w->demangled_names, true);
 	free(w->demangled);
-	line_table_release(&w->lt);
 	free(w->paths);
+	abbrev_cache_release(&w->abbrevs);
 }
 
 int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
@@ -894,7 +1191,8 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	if (!dw)
 		return 0; /* no DWARF here */
 	frames_init(&w.fr, x->b, x->lines, x->files);
-	if (!(err = scan_units(&w, dw)) && !(err = resolve_overlaps(&w))) {
+	if (!(err = scan_units(&w, dw)) && !(err = resolve_overlaps(&w)) &&
+	    !(err = plan_groups(&w))) {
 		err = walk_units(&w);
 		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_row);
 		x->st.inline_ranges += w.fr.inline_ranges;

@@ -14,90 +14,9 @@
  */
 #include <dwarf.h>
 
+#include "dwarf_cursor.h"
 #include "line_table.h"
 #include "internal.h"
-
-struct cursor {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t u(struct cursor *c, unsigned n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	/* Little-endian only: the caller checks the image's byte order. */
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | c->p[i];
-	c->p += n;
-	return v;
-}
-
-static uint64_t uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t sleb(struct cursor *c)
-{
-	int64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0x80;
-
-	while (c->p < c->end && (b & 0x80)) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-	}
-	if (b & 0x80) {
-		c->bad = true;
-		return 0;
-	}
-	if (shift < 64 && (b & 0x40)) /* sign-extend, in unsigned arithmetic */
-		v = (int64_t)((uint64_t)v | ~(((uint64_t)1 << shift) - 1));
-	return v;
-}
-
-static const char *cstr(struct cursor *c)
-{
-	const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
-	const char *s = (const char *)c->p;
-
-	if (!nul) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	c->p = nul + 1;
-	return s;
-}
-
-static const char *str_at(const struct dwarf_sections *s, bool line_str, uint64_t off)
-{
-	const unsigned char *base = line_str ? s->line_str : s->str;
-	size_t size = line_str ? s->line_str_size : s->str_size;
-
-	if (!base || off >= size || !memchr(base + off, 0, size - off))
-		return NULL;
-	return (const char *)base + off;
-}
 
 /* A form's value in a v5 entry: a string, or a number; anything else is skipped. */
 static bool read_form(struct cursor *c, const struct dwarf_sections *s, unsigned form,
@@ -107,35 +26,35 @@ static bool read_form(struct cursor *c, const struct dwarf_sections *s, unsigned
 	*num = 0;
 	switch (form) {
 	case DW_FORM_string:
-		*str = cstr(c);
+		*str = cursor_cstr(c);
 		break;
 	case DW_FORM_line_strp:
-		*str = str_at(s, true, u(c, offset_size));
+		*str = dwarf_sections_str(s, true, cursor_u(c, offset_size));
 		break;
 	case DW_FORM_strp:
-		*str = str_at(s, false, u(c, offset_size));
+		*str = dwarf_sections_str(s, false, cursor_u(c, offset_size));
 		break;
 	case DW_FORM_udata:
-		*num = uleb(c);
+		*num = cursor_uleb(c);
 		break;
 	case DW_FORM_data1:
-		*num = u(c, 1);
+		*num = cursor_u(c, 1);
 		break;
 	case DW_FORM_data2:
-		*num = u(c, 2);
+		*num = cursor_u(c, 2);
 		break;
 	case DW_FORM_data4:
-		*num = u(c, 4);
+		*num = cursor_u(c, 4);
 		break;
 	case DW_FORM_data8:
-		*num = u(c, 8);
+		*num = cursor_u(c, 8);
 		break;
 	case DW_FORM_data16:
-		u(c, 8);
-		u(c, 8);
+		cursor_u(c, 8);
+		cursor_u(c, 8);
 		break;
 	case DW_FORM_block: {
-		uint64_t n = uleb(c);
+		uint64_t n = cursor_uleb(c);
 
 		if (n > (uint64_t)(c->end - c->p))
 			c->bad = true;
@@ -208,6 +127,13 @@ static const char *file_path(struct line_table *lt, const struct dir_vec *dirs, 
 	if ((version < 5 || dir != 0) && !(inc && inc[0] == '/'))
 		return join(&lt->names, comp_dir, inc, name);
 	return join(&lt->names, NULL, inc, name);
+}
+
+void line_table_reset(struct line_table *lt)
+{
+	lt->nrows = 0;
+	lt->nfiles = 0;
+	name_blocks_reset(&lt->names, false);
 }
 
 void line_table_release(struct line_table *lt)
@@ -319,33 +245,33 @@ static bool read_prologue(struct decoder *d, uint64_t offset, unsigned address_s
 		return false;
 	c->p = s->line + offset;
 	c->end = s->line + s->line_size;
-	unit_length = u(c, 4);
+	unit_length = cursor_u(c, 4);
 	if (unit_length == 0xffffffff) {
-		unit_length = u(c, 8);
+		unit_length = cursor_u(c, 8);
 		d->offset_size = 8;
 	}
 	if (c->bad || unit_length > (uint64_t)(c->end - c->p))
 		return false;
 	c->end = c->p + unit_length;
-	d->version = (unsigned)u(c, 2);
+	d->version = (unsigned)cursor_u(c, 2);
 	if (d->version < 2 || d->version > 5)
 		return false;
 	if (d->version >= 5) {
-		if (u(c, 1) != address_size)
+		if (cursor_u(c, 1) != address_size)
 			return false;
-		u(c, 1); /* segment selector size */
+		cursor_u(c, 1); /* segment selector size */
 	}
-	header_length = u(c, d->offset_size);
+	header_length = cursor_u(c, d->offset_size);
 	if (c->bad || header_length > (uint64_t)(c->end - c->p))
 		return false;
 	d->program = c->p + header_length;
-	d->min_inst = (unsigned)u(c, 1);
+	d->min_inst = (unsigned)cursor_u(c, 1);
 	if (d->version >= 4)
-		u(c, 1); /* maximum operations per instruction: VLIW only */
-	u(c, 1);	 /* default_is_stmt */
-	d->line_base = (int8_t)u(c, 1);
-	d->line_range = (int)u(c, 1);
-	d->opcode_base = (unsigned)u(c, 1);
+		cursor_u(c, 1); /* maximum operations per instruction: VLIW only */
+	cursor_u(c, 1);		/* default_is_stmt */
+	d->line_base = (int8_t)cursor_u(c, 1);
+	d->line_range = (int)cursor_u(c, 1);
+	d->opcode_base = (unsigned)cursor_u(c, 1);
 	if (c->bad || d->line_range == 0 || d->opcode_base == 0 ||
 	    (size_t)(c->end - c->p) < d->opcode_base - 1)
 		return false;
@@ -360,16 +286,16 @@ static bool read_v5_tables(struct decoder *d)
 	struct cursor *c = &d->c;
 
 	for (int table = 0; table < 2; table++) {
-		unsigned nformats = (unsigned)u(c, 1);
+		unsigned nformats = (unsigned)cursor_u(c, 1);
 		uint64_t kinds[16], forms[16], count;
 
 		if (nformats > 16)
 			return false;
 		for (unsigned i = 0; i < nformats; i++) {
-			kinds[i] = uleb(c);
-			forms[i] = uleb(c);
+			kinds[i] = cursor_uleb(c);
+			forms[i] = cursor_uleb(c);
 		}
-		count = uleb(c);
+		count = cursor_uleb(c);
 		if (c->bad || count > (uint64_t)(c->end - c->p))
 			return false;
 		for (uint64_t k = 0; k < count; k++) {
@@ -403,21 +329,21 @@ static bool read_v2_tables(struct decoder *d)
 	struct cursor *c = &d->c;
 	const char *dir_name;
 
-	while ((dir_name = cstr(c)) && *dir_name)
+	while ((dir_name = cursor_cstr(c)) && *dir_name)
 		if (push_str(&d->dirs.v, &d->dirs.n, &d->dirs.cap, dir_name))
 			return false;
 	/* DWARF 2-4 files count from 1: index 0 is "none". */
 	if (push_str(&d->lt->files, &d->lt->nfiles, &d->lt->cap_files, NULL))
 		return false;
 	for (;;) {
-		const char *name = cstr(c);
+		const char *name = cursor_cstr(c);
 		uint64_t dir;
 
 		if (!name || !*name)
 			return !c->bad;
-		dir = uleb(c);
-		uleb(c); /* mtime */
-		uleb(c); /* length */
+		dir = cursor_uleb(c);
+		cursor_uleb(c); /* mtime */
+		cursor_uleb(c); /* length */
 		if (add_file(d, name, dir))
 			return false;
 	}
@@ -434,21 +360,21 @@ struct regs {
 static bool extended_op(struct decoder *d, struct regs *r, bool *end_seq)
 {
 	struct cursor *c = &d->c;
-	uint64_t len = uleb(c);
+	uint64_t len = cursor_uleb(c);
 	const unsigned char *next;
 	unsigned sub;
 
 	if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
 		return false;
 	next = c->p + len;
-	sub = (unsigned)u(c, 1);
+	sub = (unsigned)cursor_u(c, 1);
 	if (sub == DW_LNE_end_sequence) {
 		*end_seq = true;
 	} else if (sub == DW_LNE_set_address) {
-		r->addr = u(c, len - 1 >= 8 ? 8 : (unsigned)(len - 1));
+		r->addr = cursor_u(c, len - 1 >= 8 ? 8 : (unsigned)(len - 1));
 	} else if (sub == DW_LNE_define_file) {
-		const char *name = cstr(c);
-		uint64_t dir = uleb(c);
+		const char *name = cursor_cstr(c);
+		uint64_t dir = cursor_uleb(c);
 
 		if (add_file(d, name, dir))
 			return false;
@@ -466,25 +392,25 @@ static bool standard_op(struct decoder *d, unsigned op, struct regs *r)
 	case DW_LNS_copy:
 		return true;
 	case DW_LNS_advance_pc:
-		r->addr += uleb(c) * d->min_inst;
+		r->addr += cursor_uleb(c) * d->min_inst;
 		break;
 	case DW_LNS_advance_line:
-		r->line += (uint64_t)sleb(c);
+		r->line += (uint64_t)cursor_sleb(c);
 		break;
 	case DW_LNS_set_file:
-		r->file = uleb(c);
+		r->file = cursor_uleb(c);
 		break;
 	case DW_LNS_const_add_pc:
 		r->addr +=
 			(uint64_t)((255 - d->opcode_base) / (unsigned)d->line_range) * d->min_inst;
 		break;
 	case DW_LNS_fixed_advance_pc:
-		r->addr += u(c, 2);
+		r->addr += cursor_u(c, 2);
 		break;
 	default:
 		/* Other standard opcodes: skip their operands as the header says. */
 		for (unsigned i = 0; i < d->std_lengths[op - 1]; i++)
-			uleb(c);
+			cursor_uleb(c);
 		break;
 	}
 	return false;
@@ -499,7 +425,7 @@ static bool run_program(struct decoder *d)
 
 	c->p = d->program;
 	while (c->p < c->end && !c->bad) {
-		unsigned op = (unsigned)u(c, 1);
+		unsigned op = (unsigned)cursor_u(c, 1);
 		bool emit, end_seq = false;
 
 		if (op >= d->opcode_base) { /* a special opcode */
@@ -541,9 +467,7 @@ int line_table_decode(struct line_table *lt, const struct dwarf_sections *s, uin
 	struct decoder d = { .lt = lt, .s = s, .comp_dir = comp_dir, .offset_size = 4 };
 	int err = LIDIA_E_DWARF_LINES;
 
-	lt->nrows = 0;
-	lt->nfiles = 0;
-	name_blocks_reset(&lt->names, false);
+	line_table_reset(lt);
 	if (!read_prologue(&d, offset, address_size))
 		return LIDIA_E_DWARF_LINES;
 	if ((d.version >= 5 ? read_v5_tables(&d) : read_v2_tables(&d)) && run_program(&d)) {

@@ -5,23 +5,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf_sections.h"
 #include "line_rows.h"
 #include "name_blocks.h"
 
-/* The inflated sections a line program reads. */
-struct dwarf_sections {
-	const unsigned char *line, *str, *line_str;
-	size_t line_size, str_size, line_str_size;
-};
-
-/* One unit's decoded line program; reused unit after unit. */
+/*
+ * One decoded line program: every unit that names it reads it (dwz's partial
+ * units name their compile unit's). Reused, program after program.
+ */
 struct line_table {
 	struct line_row *rows; /* in address order, each sequence ended by a row with no file */
 	size_t nrows, cap_rows;
 	const char **files; /* by DWARF file index (DW_AT_call_file too); NULL: none */
 	size_t nfiles, cap_files;
-	struct name_block *names; /* the joined paths */
+	struct name_block *names; /* the joined paths, which the rows' files point into */
 };
+
+/* Empty lt for another program, keeping its buffers. */
+void line_table_reset(struct line_table *lt);
 
 /*
  * Decode the line program at offset in .debug_line for a unit whose

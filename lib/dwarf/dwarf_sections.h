@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_DWARF_SECTIONS_H
+#define LIDIA_DWARF_SECTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * The inflated sections lidiagen's own DWARF readers read (line_table.c,
+ * unit_scan.c), as libdw left them; NULL: absent (or not of the byte order
+ * those readers read).
+ */
+struct dwarf_sections {
+	const unsigned char *line, *str, *line_str;
+	size_t line_size, str_size, line_str_size;
+	const unsigned char *info, *abbrev;
+	size_t info_size, abbrev_size;
+};
+
+/*
+ * The NUL-terminated string at off in .debug_line_str (line_str) or
+ * .debug_str; NULL when off is outside it or the string runs past its end.
+ */
+static inline const char *dwarf_sections_str(const struct dwarf_sections *s, bool line_str,
+					     uint64_t off)
+{
+	const unsigned char *base = line_str ? s->line_str : s->str;
+	size_t size = line_str ? s->line_str_size : s->str_size;
+
+	if (!base || off >= size || !memchr(base + off, 0, size - off))
+		return NULL;
+	return (const char *)base + off;
+}
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_UNIT_SCAN_H
+#define LIDIA_UNIT_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf_sections.h"
+
+/* What a unit's DIEs hold, for the units that need not be read with libdw. */
+struct unit_facts {
+	bool code;	       /* a DIE has DW_AT_low_pc, DW_AT_high_pc or DW_AT_ranges */
+	bool has_lines;	       /* the unit DIE has DW_AT_stmt_list */
+	uint64_t line_offset;  /* its value */
+	const char *comp_dir;  /* DW_AT_comp_dir, in s's sections; NULL: none */
+	unsigned address_size; /* the unit header's */
+};
+
+struct abbrev;
+struct abbrev_table;
+
+/* The abbreviation tables read so far, each once, by offset in .debug_abbrev. */
+struct abbrev_cache {
+	struct abbrev *abbrevs; /* of every table, one table after another */
+	size_t nabbrevs, cap_abbrevs;
+	struct abbrev_table *tables;
+	size_t ntables, cap_tables;
+	uint32_t *slots; /* open addressing by offset: table index + 1, 0 when free */
+	size_t cap_slots;
+};
+
+/*
+ * Read the unit at offset in s->info (a compile or partial unit, DWARF 2 to
+ * 5) through its abbreviation table in s->abbrev, to the first DIE that may
+ * describe code or to its end: true with *out filled, false when the unit is
+ * malformed or holds a form or attribute form this reader does not handle
+ * (the caller then reads it with libdw). Tables are kept in c for the next
+ * units that share them.
+ */
+bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
+	       struct unit_facts *out);
+
+void abbrev_cache_release(struct abbrev_cache *c);
+
+#endif
