@@ -32,14 +32,17 @@ LLVM_CONFIG ?= $(firstword $(wildcard /usr/bin/llvm-config-16 /usr/lib/llvm-16/b
 LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 # The library's dependencies, and the command's (the YAML config). libarchive
-# is loaded when the first archive is met (lib/archive_walk.c): headers only.
+# is loaded when the first archive is met (lib/input/archive_walk.c), and
+# libcurl when a bucket is first opened (cmd/lidiagen/s3/curl_load.c): their
+# headers only, never linked (libcurl and its 30 libraries cost every run 6 MiB).
 DEPS    := libelf libdw libzstd liblzma zlib
 LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
-CMD_DEPS := yaml-0.1 libcurl
+CURL_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcurl)
+CMD_DEPS := yaml-0.1
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden
-DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS)
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS) $(CURL_CFLAGS)
 LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 # The demangler's few uses of libstdc++ are linked in: loading the whole
 # shared libstdc++ costs 1.6 MB of resident memory at start-up.
@@ -184,12 +187,12 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 
 # libstdc++ for the demangler, which test_api reaches through lidia_extract;
-# the S3 archive and libcurl for the tests of publishing.
+# the S3 archive for the tests of publishing (libcurl loaded as the command does).
 $(B)/tests/%: tests/unit/%.c $(INTERNAL) $(S3_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -Itests/unit $(LDFLAGS) -o $@ $< \
-		$(INTERNAL) $(S3_LIB) $(LIBS) $(shell $(PKG_CONFIG) --libs libcurl) -lstdc++
+		$(INTERNAL) $(S3_LIB) $(LIBS) -lstdc++
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
 # libstdc++ for the demangler, which fuzz_convert reaches through lidia_extract.

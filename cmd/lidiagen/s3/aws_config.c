@@ -16,6 +16,9 @@
  *  - LIDIAGEN_S3_TIMEOUT: seconds (1 to 3600, default 30) a transfer may
  *    move nothing before it is cut, so that tests against a stalled server
  *    fail fast;
+ *  - libcurl, loaded here (curl_load.c), once the settings are read and
+ *    before the instance's role may be asked: its absence is a problem of
+ *    the setup, said before any work;
  *  - credentials: the environment, else the profile, else the instance's
  *    role (aws_credentials.c).
  *
@@ -29,6 +32,7 @@
 #include <strings.h>
 
 #include "aws_config_internal.h"
+#include "curl_load.h"
 
 #define REGION_MAX 32
 #define ENDPOINT_MAX 1024
@@ -252,7 +256,7 @@ int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrid
 	*ld = (struct load){ .c = c, .ov = ov ? ov : &none, .err = err, .err_size = err_size };
 	if ((ret = aws_parse_url(ld, url)) || (ret = aws_profile_load(ld)) ||
 	    (ret = pick_region(ld)) || (ret = pick_endpoint(ld)) || (ret = pick_retries(ld)) ||
-	    (ret = aws_find_credentials(ld)))
+	    (ret = s3_curl_load(err, err_size)) || (ret = aws_find_credentials(ld)))
 		s3_config_free(c);
 	aws_files_release(ld);
 	free(ld);

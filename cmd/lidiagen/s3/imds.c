@@ -14,7 +14,6 @@
  * it says is checked before use: the JSON by a small scanner that keeps
  * within its buffer whatever it is given.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "curl_load.h"
 #include "imds.h"
 
 #define IMDS_ENDPOINT "http://169.254.169.254"
@@ -259,23 +259,23 @@ static void request_setup(struct imds *m, const char *url, struct curl_slist *he
 {
 	CURL *h = m->curl;
 
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->connect_ms);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, m->total_ms);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, m->curl_err);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, m);
+	s3_curl.easy_reset(h);
+	s3_curl.easy_setopt(h, CURLOPT_URL, url);
+	s3_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	s3_curl.easy_setopt(h, CURLOPT_NOPROXY, "*");
+	s3_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	s3_curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	s3_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->connect_ms);
+	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, m->total_ms);
+	s3_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, m->curl_err);
+	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEDATA, m);
 	if (put) {
 		/* An empty body, sent with its Content-Length: 0. */
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+		s3_curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+		s3_curl.easy_setopt(h, CURLOPT_POSTFIELDS, "");
+		s3_curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
 	}
 }
 
@@ -292,7 +292,7 @@ static int transport_error(struct imds *m, CURLcode rc, char *err, size_t err_si
 		return -EFBIG;
 	}
 	snprintf(err, err_size, "%s: %s", m->base,
-		 m->curl_err[0] ? m->curl_err : curl_easy_strerror(rc));
+		 m->curl_err[0] ? m->curl_err : s3_curl.easy_strerror(rc));
 	if (rc == CURLE_OUT_OF_MEMORY)
 		return -ENOMEM;
 	if (rc == CURLE_OPERATION_TIMEDOUT)
@@ -313,9 +313,9 @@ static int imds_request(struct imds *m, bool put, const char *path, const char *
 	CURLcode rc;
 
 	snprintf(url, sizeof(url), "%s%s", m->base, path);
-	headers = curl_slist_append(NULL, header);
+	headers = s3_curl.slist_append(NULL, header);
 	/* No Content-Type for the empty PUT; ours are the only headers that matter. */
-	if (headers && put && (more = curl_slist_append(headers, "Content-Type:")))
+	if (headers && put && (more = s3_curl.slist_append(headers, "Content-Type:")))
 		headers = more;
 	if (!headers) {
 		snprintf(err, err_size, "out of memory");
@@ -324,12 +324,12 @@ static int imds_request(struct imds *m, bool put, const char *path, const char *
 	m->len = 0;
 	m->curl_err[0] = '\0';
 	request_setup(m, url, headers, put);
-	rc = curl_easy_perform(m->curl);
-	curl_slist_free_all(headers);
+	rc = s3_curl.easy_perform(m->curl);
+	s3_curl.slist_free_all(headers);
 	m->body[m->len] = '\0';
 	if (rc != CURLE_OK)
 		return transport_error(m, rc, err, err_size);
-	curl_easy_getinfo(m->curl, CURLINFO_RESPONSE_CODE, &status);
+	s3_curl.easy_getinfo(m->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status == 200)
 		return 0;
 	snprintf(err, err_size, "%s: HTTP %ld for %s %s", m->base, status, put ? "PUT" : "GET",
@@ -517,7 +517,9 @@ static int imds_setup(struct imds *m, char *err, size_t err_size)
 	m->connect_ms = timeout ? (long)timeout * 1000 : DEFAULT_CONNECT_MS;
 	m->total_ms = timeout ? (long)timeout * 1000 : DEFAULT_TOTAL_MS;
 	m->attempts = (unsigned)attempts;
-	if (!(m->curl = curl_easy_init())) {
+	if ((ret = s3_curl_load(err, err_size)))
+		return ret;
+	if (!(m->curl = s3_curl.easy_init())) {
 		snprintf(err, err_size, "cannot start libcurl");
 		return -ENOMEM;
 	}
@@ -543,7 +545,7 @@ int imds_credentials(struct s3_credentials *cr, char *err, size_t err_size)
 	if (!ret && err_size)
 		err[0] = '\0'; /* not an earlier attempt's failure */
 	if (m->curl)
-		curl_easy_cleanup(m->curl);
+		s3_curl.easy_cleanup(m->curl);
 	/* The answers held the credentials, and the token the role's. */
 	explicit_bzero(m, sizeof(*m));
 	free(m);

@@ -15,7 +15,9 @@
  *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
  *    with x-amz-content-sha256 sent and signed), retried with backoff;
  *  - s3_object.c: HEAD and PUT of one object and its lidia metadata, and
- *    the bucket check; s3_list.c: listings; s3_xml.c: S3's XML; md5.c.
+ *    the bucket check; s3_list.c: listings; s3_xml.c: S3's XML; md5.c;
+ *  - curl_load.c: libcurl, loaded (dlopen) when a bucket is first opened,
+ *    not linked, so that a run that never publishes does not carry it.
  */
 #ifndef LIDIAGEN_S3_H
 #define LIDIAGEN_S3_H
@@ -54,8 +56,9 @@ struct s3_config {
 
 /*
  * Fill c for url ("s3://BUCKET[/PREFIX]") from the overrides, the
- * environment and the AWS files, and find credentials. On failure, a
- * negative errno and a one-line reason in err (never a secret).
+ * environment and the AWS files, load libcurl (-ELIBACC when it is
+ * missing), and find credentials. On failure, a negative errno and a
+ * one-line reason in err (never a secret).
  */
 int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrides *ov, char *err,
 		   size_t err_size);
@@ -116,7 +119,10 @@ struct s3_head {
 
 struct s3_client;
 
-/* A client: one connection kept open between its requests; used by one thread at a time. */
+/*
+ * A client: one connection kept open between its requests; used by one
+ * thread at a time. -ELIBACC without libcurl (s3_config_load says why).
+ */
 int s3_client_new(struct s3_client **out, const struct s3_config *c);
 void s3_client_free(struct s3_client *cl);
 

@@ -74,7 +74,7 @@ int s3_list_page(struct s3_client *cl, const char *under, char *token, size_t to
 	if ((e = list_query(cl->c, under, token, query, sizeof(query))))
 		return e;
 	if (!s3_add_auth_headers(cl->c, &r.headers, S3_EMPTY_SHA256)) {
-		curl_slist_free_all(r.headers);
+		s3_curl.slist_free_all(r.headers);
 		return -ENOMEM;
 	}
 	if (!(e = s3_request_send(cl, &r, err))) {
@@ -87,6 +87,6 @@ int s3_list_page(struct s3_client *cl, const char *under, char *token, size_t to
 	if (e == -EPROTO)
 		snprintf(err->message, sizeof(err->message), "a listing that is not S3's");
 	s3_request_done(&r);
-	curl_slist_free_all(r.headers);
+	s3_curl.slist_free_all(r.headers);
 	return e;
 }

@@ -46,7 +46,7 @@ int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_
 		h->ours = h->exists && h->ours && strlen(h->meta.sha256) == 64;
 	}
 	s3_request_done(&r);
-	curl_slist_free_all(r.headers);
+	s3_curl.slist_free_all(r.headers);
 	return e;
 }
 
@@ -64,7 +64,7 @@ int s3_check_bucket(struct s3_client *cl, struct s3_error *err)
 	if (s3_add_auth_headers(cl->c, &r.headers, S3_EMPTY_SHA256))
 		e = s3_request_send(cl, &r, err);
 	s3_request_done(&r);
-	curl_slist_free_all(r.headers);
+	s3_curl.slist_free_all(r.headers);
 	return e;
 }
 
@@ -88,6 +88,6 @@ int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
 	    s3_add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta))
 		e = s3_request_send(cl, &r, err);
 	s3_request_done(&r);
-	curl_slist_free_all(r.headers);
+	s3_curl.slist_free_all(r.headers);
 	return e;
 }

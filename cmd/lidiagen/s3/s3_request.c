@@ -11,7 +11,6 @@
  * S3's own code and message.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,26 +24,19 @@
 #define BACKOFF_BASE_MS 200
 #define BACKOFF_CAP_MS 20000
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_result;
-
-static void curl_init(void)
-{
-	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 int s3_client_new(struct s3_client **out, const struct s3_config *c)
 {
 	struct s3_client *cl;
+	int e;
 
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_result != CURLE_OK)
-		return -ENOMEM;
+	/* libcurl is loaded with the first client (s3_config_load has said why it is missing). */
+	if ((e = s3_curl_load(NULL, 0)))
+		return e;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
 	cl->c = c;
-	cl->curl = curl_easy_init();
+	cl->curl = s3_curl.easy_init();
 	if (!cl->curl) {
 		free(cl);
 		return -ENOMEM;
@@ -62,7 +54,7 @@ void s3_client_free(struct s3_client *cl)
 {
 	if (!cl)
 		return;
-	curl_easy_cleanup(cl->curl);
+	s3_curl.easy_cleanup(cl->curl);
 	free(cl);
 }
 
@@ -91,7 +83,7 @@ bool s3_add_header(struct curl_slist **list, const char *name, const char *value
 	char line[2048];
 
 	snprintf(line, sizeof(line), "%s: %s", name, value);
-	if (!(l = curl_slist_append(*list, line)))
+	if (!(l = s3_curl.slist_append(*list, line)))
 		return false;
 	*list = l;
 	return true;
@@ -228,38 +220,38 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	const struct s3_config *c = cl->c;
 	CURL *h = cl->curl;
 
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
+	s3_curl.easy_reset(h);
+	s3_curl.easy_setopt(h, CURLOPT_URL, url);
 	/* The path is signed as written: libcurl must not tidy "/./" away after signing. */
-	curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, cl->user_agent);
+	s3_curl.easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+	s3_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	s3_curl.easy_setopt(h, CURLOPT_USERAGENT, cl->user_agent);
 	/* AWS_CA_BUNDLE: the CAs to trust, as the AWS CLI reads it (a private MinIO, say). */
 	if (cl->ca_bundle)
-		curl_easy_setopt(h, CURLOPT_CAINFO, cl->ca_bundle);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+		s3_curl.easy_setopt(h, CURLOPT_CAINFO, cl->ca_bundle);
+	s3_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	s3_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
 	/* A transfer that moves under 1 byte/s for this long has stalled: cut it, and retry. */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->low_speed_seconds);
-	curl_easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
-	curl_easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
+	s3_curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	s3_curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->low_speed_seconds);
+	s3_curl.easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
+	s3_curl.easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
 	snprintf(sigv4, 128, "aws:amz:%s:s3", c->region);
-	curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, read_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	s3_curl.easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
+	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
+	s3_curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, read_header);
+	s3_curl.easy_setopt(h, CURLOPT_HEADERDATA, r);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEDATA, r);
 	if (!strcmp(r->method, "HEAD")) {
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+		s3_curl.easy_setopt(h, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(r->method, "PUT")) {
-		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(h, CURLOPT_READFUNCTION, read_body);
-		curl_easy_setopt(h, CURLOPT_READDATA, r);
-		curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_body);
-		curl_easy_setopt(h, CURLOPT_SEEKDATA, r);
-		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
+		s3_curl.easy_setopt(h, CURLOPT_UPLOAD, 1L);
+		s3_curl.easy_setopt(h, CURLOPT_READFUNCTION, read_body);
+		s3_curl.easy_setopt(h, CURLOPT_READDATA, r);
+		s3_curl.easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_body);
+		s3_curl.easy_setopt(h, CURLOPT_SEEKDATA, r);
+		s3_curl.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
 	}
 }
 
@@ -298,7 +290,7 @@ static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
 	if (cc != CURLE_OK) {
 		snprintf(err->code, sizeof(err->code), "%s",
 			 cc == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
-		snprintf(err->message, sizeof(err->message), "%s", curl_easy_strerror(cc));
+		snprintf(err->message, sizeof(err->message), "%s", s3_curl.easy_strerror(cc));
 		return;
 	}
 	if (r->resp) {
@@ -365,8 +357,8 @@ static void count(struct s3_client *cl, const struct s3_request *r, unsigned att
 {
 	curl_off_t up = 0, down = 0;
 
-	curl_easy_getinfo(cl->curl, CURLINFO_SIZE_UPLOAD_T, &up);
-	curl_easy_getinfo(cl->curl, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	s3_curl.easy_getinfo(cl->curl, CURLINFO_SIZE_UPLOAD_T, &up);
+	s3_curl.easy_getinfo(cl->curl, CURLINFO_SIZE_DOWNLOAD_T, &down);
 	cl->stats.requests++;
 	cl->stats.bytes_sent += (uint64_t)up;
 	cl->stats.bytes_received += (uint64_t)down;
@@ -425,8 +417,8 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 		r->status = 0;
 		r->sent = 0;
 		set_common(cl, r, url, sigv4);
-		cc = curl_easy_perform(cl->curl);
-		curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
+		cc = s3_curl.easy_perform(cl->curl);
+		s3_curl.easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
 		count(cl, r, attempt);
 		if (cc == CURLE_OK && succeeded(r))
 			return 0;

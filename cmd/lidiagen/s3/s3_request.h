@@ -6,8 +6,7 @@
 #ifndef LIDIAGEN_S3_REQUEST_H
 #define LIDIAGEN_S3_REQUEST_H
 
-#include <curl/curl.h>
-
+#include "curl_load.h"
 #include "s3.h"
 
 /* The response bodies kept: S3's error documents are small. */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libcurl loaded on first use (curl_load.h), as lib/input/archive_walk.c
+ * loads libarchive: dlopen of the soname, every function looked up once
+ * into one table, and a missing library a one-line reason, not a failure
+ * to start. Linked, libcurl and its 30 libraries took 6 MiB of every run.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "curl_load.h"
+
+#define CURL_SONAME "libcurl.so.4"
+#define CURL_NEEDED "publishing needs " CURL_SONAME " (Debian: libcurl4)"
+/* What dlerror says when there is no such library at all. */
+#define CURL_ABSENT CURL_SONAME ": cannot open shared object file"
+
+struct s3_curl_fns s3_curl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_ret;
+static char load_why[256];
+
+static void load(void)
+{
+	struct s3_curl_fns fns;
+	const char *why;
+	void *h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		/*
+		 * Not there at all: the line says so. Anything else (one of its
+		 * own libraries missing, a broken file): the loader's reason too.
+		 */
+		why = dlerror();
+		load_ret = -ELIBACC;
+		if (!why || !strncmp(why, CURL_ABSENT, strlen(CURL_ABSENT)))
+			snprintf(load_why, sizeof(load_why), "%s", CURL_NEEDED);
+		else
+			snprintf(load_why, sizeof(load_why), "%s: %s", CURL_NEEDED, why);
+		return;
+	}
+#define X(ret, name, args)                                                                         \
+	if (!(*(void **)&fns.name = dlsym(h, "curl_" #name))) {                                    \
+		snprintf(load_why, sizeof(load_why), "%s: the one found lacks curl_%s",            \
+			 CURL_NEEDED, #name);                                                      \
+		load_ret = -ELIBACC;                                                               \
+		dlclose(h);                                                                        \
+		return;                                                                            \
+	}
+	S3_CURL_FNS(X)
+#undef X
+	/* Once, before any handle, as libcurl asks: it is not for two threads at once. */
+	if (fns.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(load_why, sizeof(load_why), "cannot start libcurl (curl_global_init)");
+		load_ret = -ENOMEM;
+		return;
+	}
+	s3_curl = fns;
+}
+
+int s3_curl_load(char *err, size_t err_size)
+{
+	pthread_once(&load_once, load);
+	if (load_ret && err_size)
+		snprintf(err, err_size, "%s", load_why);
+	return load_ret;
+}
