@@ -14,7 +14,7 @@ set -u
 . "$(dirname "$0")/lib/common.sh"
 . "$TESTS_LIB/s3rver.sh"
 
-s3rver_need
+S3RVER_MISSING=fail s3rver_need
 L=$LIDIAGEN
 w=$(scratch work)
 s3_env "$w/home"
