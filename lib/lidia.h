@@ -276,7 +276,9 @@ struct lidia_extract_opts {
 	 * When set, the work of every thread an extraction starts is run as
 	 * thread_guard(fn, arg), which returns 0, or non-zero when it cut fn
 	 * short (a SIGBUS in a mapped input the caller guards against on its
-	 * own thread too): that work is then done again on the calling thread.
+	 * own thread too): that work is then done again on the calling thread,
+	 * once the others are done. The calling thread's own share goes through
+	 * it too while others run (guards must nest).
 	 */
 	int (*thread_guard)(void (*fn)(void *arg), void *arg);
 	/*

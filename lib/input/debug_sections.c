@@ -306,10 +306,17 @@ static int run_jobs(struct copy *c, unsigned threads)
 		threads = ARRAY_SIZE(tid) + 1;
 	while (n + 1 < threads && n + 1 < c->njobs && !pthread_create(&tid[n], NULL, helper, c))
 		n++;
-	take_jobs(c);
+	/*
+	 * This thread's part guarded too while others run: a fault must not
+	 * leave them writing to c once this frame is gone.
+	 */
+	if (n)
+		helper(c);
+	else
+		take_jobs(c);
 	for (size_t k = 0; k < n; k++)
 		pthread_join(tid[k], NULL);
-	/* What a guard cut short is done again here, where the caller's guard is. */
+	/* What a guard cut short is done again here, where only the caller's guard is. */
 	for (size_t k = 0; k < c->njobs; k++)
 		if (!c->jobs[k].finished)
 			run_job(c, &c->jobs[k]);
