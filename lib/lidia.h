@@ -272,6 +272,21 @@ struct lidia_extract_opts {
 	 * them. Only on a builder's first extraction (LIDIA_E_STATE after).
 	 */
 	const char *const *prefix_map;
+	/*
+	 * When set, the work of every thread an extraction starts is run as
+	 * thread_guard(fn, arg), which returns 0, or non-zero when it cut fn
+	 * short (a SIGBUS in a mapped input the caller guards against on its
+	 * own thread too): that work is then done again on the calling thread,
+	 * once the others are done. The calling thread's own share goes through
+	 * it too while others run (guards must nest).
+	 */
+	int (*thread_guard)(void (*fn)(void *arg), void *arg);
+	/*
+	 * Threads one extraction may use, the calling one among them (0 or 1:
+	 * the calling thread alone). The output is the same bytes for any count.
+	 */
+	unsigned threads;
+	uint8_t reserved_end[4]; /* zero (the macro sees to it): room for fields to come */
 };
 #define LIDIA_EXTRACT_OPTS(...)                                                                    \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })

@@ -109,7 +109,8 @@ struct batch {
 	size_t converted, replaced, kept, failed, nothing, skipped_shard, groups_done;
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
-	uint64_t bytes;		      /* of the inputs read */
+	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
+	uint64_t bytes;	     /* of the inputs read */
 	/* inputs that failed (path, message), for the manifest */
 	struct failed_input {
 		char *path, *msg;

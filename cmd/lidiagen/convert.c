@@ -38,21 +38,49 @@ struct group_read {
 	struct batch *b;
 	struct group *g;
 	struct lidia_builder *bld;
+	unsigned threads;
 	int err;
 };
+
+/*
+ * The threads a group's extraction may use: the workers free when it
+ * starts (this one among them), so that many files do not oversubscribe
+ * the cores and the last big one gets them all. Counted until done.
+ */
+static unsigned extraction_starts(struct batch *b)
+{
+	unsigned workers = b->pool.nthreads ? b->pool.nthreads : 1, threads;
+
+	pthread_mutex_lock(&b->lock);
+	threads = b->extracting < workers ? workers - b->extracting : 1;
+	b->extracting++;
+	pthread_mutex_unlock(&b->lock);
+	return threads;
+}
+
+static void extraction_ends(struct batch *b)
+{
+	pthread_mutex_lock(&b->lock);
+	b->extracting--;
+	pthread_mutex_unlock(&b->lock);
+}
 
 static void extract_group(void *arg)
 {
 	struct group_read *gr = arg;
 	struct group *g = gr->g;
 	struct lidia_elf *elfs[2] = { NULL, NULL };
+	struct lidia_extract_opts opts = gr->b->o->extract;
 	size_t n = 0;
+
+	opts.threads = gr->threads;
+	opts.thread_guard = guard_run;
 
 	/* The binary first, then the image with the most information. */
 	if ((g->bin < 0 || !(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++]))) &&
 	    !(gr->err = open_part(gr->b, g, g->main, 0, &elfs[n++])) &&
 	    !(gr->err = lidia_builder_new(&gr->bld)))
-		gr->err = lidia_extract(gr->bld, elfs, n, &gr->b->o->extract, &g->st);
+		gr->err = lidia_extract(gr->bld, elfs, n, &opts, &g->st);
 	/* The images are done with: their pages go before the tables are written. */
 	lidia_elf_close(elfs[0]);
 	lidia_elf_close(elfs[1]);
@@ -66,9 +94,12 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 {
 	const char *input = b->state.parts[g->main].path;
 	struct group_read gr = { .b = b, .g = g };
-	int err;
+	int err, fault;
 
-	if (guard_run(extract_group, &gr)) {
+	gr.threads = extraction_starts(b);
+	fault = guard_run(extract_group, &gr);
+	extraction_ends(b);
+	if (fault) {
 		/* What the reading had made is abandoned (guard.h). */
 		group_message(g, true,
 			      "%s: changed while being read (truncated by another process?)",

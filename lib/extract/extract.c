@@ -88,6 +88,8 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 {
 	const struct lidia_elf *e = dwarf_image(elfs, n);
 	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
+	unsigned threads = OPTS_GET(opts, threads, 0);
+	int (*guard)(void (*)(void *), void *) = OPTS_GET(opts, thread_guard, NULL);
 	Dwarf *alt_dw = NULL;
 	char dwp[PATH_MAX];
 	int err;
@@ -95,16 +97,16 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	if (!e)
 		return 0;
 	/* Broken compressed DWARF costs the DWARF, not the file: symbols still name it all. */
-	if ((err = debug_sections_inflate(e, true, &inflated))) {
+	if ((err = debug_sections_inflate(e, true, threads, guard, &inflated))) {
 		lidia_log(LIDIA_LOG_WARN,
 			  "%s: debug sections cannot be inflated (%s): symbols only", e->name,
 			  lidia_strerror(err));
 		return err == -ENOMEM ? err : 0;
 	}
-	/* The dwz file is the extraction's own: libdw inflates its zlib sections in it. */
+	/* The dwz file is the extraction's own: libdw inflates its .zdebug sections in it. */
 	if (!OPTS_GET(opts, no_debug_search, false) &&
 	    debug_find_alt(e, debug_dirs(opts), &alt) > 0) {
-		if (debug_sections_inflate(alt, false, &alt_inflated))
+		if (debug_sections_inflate(alt, false, threads, guard, &alt_inflated))
 			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
 				  e->name);
 		else

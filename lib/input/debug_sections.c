@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Identify: the debug sections libdw reads, in an image of the extraction's
- * own when the one given is compressed (zstd inflated here; see the header).
+ * own when the one given is compressed (gABI zstd and zlib inflated here, a
+ * section per thread; see the header).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "debug_sections.h"
@@ -41,23 +45,32 @@ static bool libdw_inflates(const char *n, const GElf_Shdr *sh)
 	       (!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8));
 }
 
-/* The zstd payload of a compressed section: its inflated size and stream. */
-static bool zstd_payload(const struct lidia_elf *e, const GElf_Shdr *sh, const unsigned char *raw,
-			 uint64_t *size, const unsigned char **src, uint64_t *src_len)
+/* How a section's bytes reach the copy. */
+enum how {
+	AS_IS, /* copied (libdw inflates a GNU .zdebug section there) */
+	ZSTD,  /* inflated here, or the image refused */
+	ZLIB,  /* inflated here; copied as it is when that fails (libdw then decides) */
+};
+
+/*
+ * A gABI compressed section's payload (native byte order only: libdw reads
+ * no other): its inflated size and stream; AS_IS when it is none.
+ */
+static enum how payload(const struct lidia_elf *e, const GElf_Shdr *sh, const unsigned char *raw,
+			uint64_t *size, const unsigned char **src, uint64_t *src_len)
 {
 	bool is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	size_t hdr = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
 	uint32_t type;
 
-	/* Native byte order only (libdw reads no zstd either way). */
 	if (e->ehdr.e_ident[EI_DATA] !=
 	    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
-		return false;
+		return AS_IS;
 	if (!(sh->sh_flags & SHF_COMPRESSED) || sh->sh_size < hdr)
-		return false;
+		return AS_IS;
 	memcpy(&type, raw, 4);
-	if (type != ELFCOMPRESS_ZSTD)
-		return false;
+	if (type != ELFCOMPRESS_ZSTD && type != ELFCOMPRESS_ZLIB)
+		return AS_IS;
 	if (is64) {
 		Elf64_Chdr c;
 
@@ -71,7 +84,7 @@ static bool zstd_payload(const struct lidia_elf *e, const GElf_Shdr *sh, const u
 	}
 	*src = raw + hdr;
 	*src_len = sh->sh_size - hdr;
-	return true;
+	return type == ELFCOMPRESS_ZSTD ? ZSTD : ZLIB;
 }
 
 void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t size)
@@ -84,6 +97,21 @@ void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* One section's bytes into the copy, on whichever thread takes it. */
+struct job {
+	size_t i;	  /* its index */
+	const char *name; /* NULL when it has none */
+	GElf_Shdr sh;	  /* its header in e */
+	enum how how;
+	uint64_t size;		  /* inflated (ZSTD, ZLIB) */
+	const unsigned char *src; /* the stream (ZSTD, ZLIB) */
+	uint64_t src_len;
+	uint64_t off, room; /* where it goes in the copy, and how much it may take */
+	bool done;	    /* inflated (ZSTD, ZLIB) */
+	bool finished;	    /* run to its end (a guarded thread may be cut short) */
+	const char *why;    /* why a ZSTD one was not */
+};
+
 /* The copy being made of an image's debug sections. */
 struct copy {
 	const struct lidia_elf *e;
@@ -92,6 +120,11 @@ struct copy {
 	size_t shnum, shstrndx, shdr_size;
 	uint64_t total; /* the copy's size: header, sections, section headers */
 	unsigned char *buf;
+	struct job *jobs; /* the sections that go in, in index order */
+	size_t njobs;
+	struct job **order; /* the same, largest first: the order threads take them */
+	atomic_size_t next; /* the next of order to take */
+	int (*guard)(void (*fn)(void *arg), void *arg);
 };
 
 /* Section i's header and name (NULL when it has none); false when unreadable. */
@@ -115,43 +148,54 @@ static bool copied(const struct copy *c, size_t i, const GElf_Shdr *sh, const ch
 }
 
 /*
- * The copy's size, and whether one is needed: 1 when it is, 0 when not, or
- * LIDIA_E_ELF for a zstd bomb or sections that overlap.
+ * The sections that go in (c->jobs), the copy's size, and whether one is
+ * needed: 1 when it is, 0 when not, or LIDIA_E_ELF for a zstd bomb or
+ * sections that overlap. A zlib section past the bounds is left to libdw.
  */
 static int measure(struct copy *c, bool borrowed)
 {
 	const struct lidia_elf *e = c->e;
 	uint64_t inflated = 0, bytes = 0;
-	bool zstd = false, compressed = false;
+	bool here = false, compressed = false;
 
 	c->total = e->ehdr.e_ehsize;
 	for (size_t i = 1; i < c->shnum; i++) {
-		const unsigned char *src;
-		uint64_t size, src_len;
-		const char *n;
-		GElf_Shdr sh;
+		struct job *j = &c->jobs[c->njobs];
 
-		if (!section(c, i, &sh, &n))
+		if (!section(c, i, &j->sh, &j->name))
 			return 0;
-		compressed |= libdw_inflates(n, &sh);
-		if (!copied(c, i, &sh, n))
+		compressed |= libdw_inflates(j->name, &j->sh);
+		if (!copied(c, i, &j->sh, j->name))
 			continue;
-		if (zstd_payload(e, &sh, c->file + sh.sh_offset, &size, &src, &src_len)) {
-			/*
-			 * Per section and over the file: sections may share one stream
-			 * (in a corrupt file), and each would be inflated on its own.
-			 */
-			if (size > MAX_INFLATED || size / MAX_RATIO > src_len ||
-			    (inflated += size) > MAX_INFLATED || inflated / MAX_RATIO > e->size)
+		j->i = i;
+		j->how = payload(e, &j->sh, c->file + j->sh.sh_offset, &j->size, &j->src,
+				 &j->src_len);
+		/*
+		 * Per section and over the file: sections may share one stream
+		 * (in a corrupt file), and each would be inflated on its own.
+		 */
+		if (j->how != AS_IS &&
+		    (j->size > MAX_INFLATED || j->size / MAX_RATIO > j->src_len ||
+		     inflated + j->size > MAX_INFLATED ||
+		     (inflated + j->size) / MAX_RATIO > e->size)) {
+			if (j->how == ZSTD)
 				return LIDIA_E_ELF;
-			zstd = true;
-		} else {
-			size = sh.sh_size;
-			bytes += size;
+			j->how = AS_IS;
 		}
-		c->total += 8 + size;
+		if (j->how != AS_IS) {
+			inflated += j->size;
+			here = true;
+		}
+		if (j->how != ZSTD)
+			bytes += j->sh.sh_size;
+		/* A zlib section has room for its stream too: copied there if it fails. */
+		j->room = j->how == AS_IS  ? j->sh.sh_size
+			  : j->how == ZSTD ? j->size
+					   : (j->size > j->sh.sh_size ? j->size : j->sh.sh_size);
+		c->total += 8 + j->room;
+		c->njobs++;
 	}
-	if (!zstd && !(borrowed && compressed))
+	if (!here && !(borrowed && compressed))
 		return 0;
 	if (bytes > e->size)
 		return LIDIA_E_ELF; /* sections that overlap (corrupt): copies without end */
@@ -159,30 +203,125 @@ static int measure(struct copy *c, bool borrowed)
 	return 1;
 }
 
-/* Copy (or inflate) a section's bytes to off in the copy; sh becomes the copy's header. */
-static int copy_section(struct copy *c, GElf_Shdr *sh, const char *name, uint64_t off)
+/* zlib's stream src inflated to exactly size bytes at dst. */
+static bool inflate_zlib(unsigned char *dst, uint64_t size, const unsigned char *src,
+			 uint64_t src_len)
+{
+	const uint64_t chunk = 1u << 30; /* zlib counts in unsigned int */
+	uint64_t in_left = src_len, out_left = size;
+	z_stream z = { 0 };
+	int r;
+
+	if (inflateInit(&z) != Z_OK)
+		return false;
+	z.next_in = (Bytef *)src;
+	z.next_out = dst;
+	do {
+		if (!z.avail_in) {
+			z.avail_in = (uInt)(in_left < chunk ? in_left : chunk);
+			in_left -= z.avail_in;
+		}
+		if (!z.avail_out) {
+			z.avail_out = (uInt)(out_left < chunk ? out_left : chunk);
+			out_left -= z.avail_out;
+		}
+		r = inflate(&z, Z_NO_FLUSH);
+	} while (r == Z_OK);
+	inflateEnd(&z);
+	return r == Z_STREAM_END && !z.avail_out && !out_left;
+}
+
+/* Job j's bytes into the copy; e's pages of a compressed section are given back. */
+static void run_job(struct copy *c, struct job *j)
 {
 	const struct lidia_elf *e = c->e;
-	const unsigned char *src;
-	uint64_t size, src_len;
+	unsigned char *dst = c->buf + j->off;
 
-	if (zstd_payload(e, sh, c->file + sh->sh_offset, &size, &src, &src_len)) {
-		size_t got = ZSTD_decompress(c->buf + off, size, src, src_len);
+	if (j->how == ZSTD) {
+		size_t got = ZSTD_decompress(dst, j->size, j->src, j->src_len);
 
-		if (ZSTD_isError(got) || got != size) {
-			lidia_log(LIDIA_LOG_WARN, "%s: section '%s': zstd: %s", e->name, name,
-				  ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short stream");
-			return LIDIA_E_ELF;
-		}
-		debug_sections_drop_pages(e, sh->sh_offset, sh->sh_size);
-		sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-		sh->sh_size = size;
+		j->done = !ZSTD_isError(got) && got == j->size;
+		j->why = ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short stream";
+	} else if (j->how == ZLIB) {
+		j->done = inflate_zlib(dst, j->size, j->src, j->src_len);
+		if (!j->done)
+			memcpy(dst, c->file + j->sh.sh_offset, j->sh.sh_size);
 	} else {
-		memcpy(c->buf + off, c->file + sh->sh_offset, sh->sh_size);
-		if (libdw_inflates(name, sh))
-			debug_sections_drop_pages(e, sh->sh_offset, sh->sh_size);
+		memcpy(dst, c->file + j->sh.sh_offset, j->sh.sh_size);
 	}
-	sh->sh_offset = off;
+	if (j->how != AS_IS || libdw_inflates(j->name, &j->sh))
+		debug_sections_drop_pages(e, j->sh.sh_offset, j->sh.sh_size);
+}
+
+/* A thread's part: the next job not yet taken, until none is left. */
+static void take_jobs(void *arg)
+{
+	struct copy *c = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&c->next, 1)) < c->njobs) {
+		run_job(c, c->order[k]);
+		c->order[k]->finished = true;
+	}
+}
+
+/* A started thread's part, through the caller's guard. */
+static void *helper(void *arg)
+{
+	struct copy *c = arg;
+
+	if (c->guard)
+		c->guard(take_jobs, c);
+	else
+		take_jobs(c);
+	return NULL;
+}
+
+static int larger_first(const void *a, const void *b)
+{
+	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+
+	if (x->room != y->room)
+		return x->room < y->room ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Every job run, on up to threads threads (the calling one among them),
+ * largest first; fewer when threads cannot be started.
+ */
+static int run_jobs(struct copy *c, unsigned threads)
+{
+	pthread_t tid[64];
+	size_t n = 0;
+
+	c->order = malloc((c->njobs ? c->njobs : 1) * sizeof(*c->order));
+	if (!c->order)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->njobs; k++)
+		c->order[k] = &c->jobs[k];
+	qsort(c->order, c->njobs, sizeof(*c->order), larger_first);
+	atomic_init(&c->next, 0);
+	if (threads > ARRAY_SIZE(tid) + 1)
+		threads = ARRAY_SIZE(tid) + 1;
+	while (n + 1 < threads && n + 1 < c->njobs && !pthread_create(&tid[n], NULL, helper, c))
+		n++;
+	/*
+	 * This thread's part guarded too while others run: a fault must not
+	 * leave them writing to c once this frame is gone.
+	 */
+	if (n)
+		helper(c);
+	else
+		take_jobs(c);
+	for (size_t k = 0; k < n; k++)
+		pthread_join(tid[k], NULL);
+	/* What a guard cut short is done again here, where only the caller's guard is. */
+	for (size_t k = 0; k < c->njobs; k++)
+		if (!c->jobs[k].finished)
+			run_job(c, &c->jobs[k]);
+	free(c->order);
+	c->order = NULL;
 	return 0;
 }
 
@@ -214,31 +353,45 @@ static void put_shdr(unsigned char *p, const GElf_Shdr *sh, bool is64, bool be)
  * The copy: e's file header, the sections that go in (8-aligned), then
  * every section header, those left out as NOBITS; no program headers.
  */
-static int fill(struct copy *c)
+static int fill(struct copy *c, unsigned threads)
 {
 	const struct lidia_elf *e = c->e;
 	uint64_t off = e->ehdr.e_ehsize, shoff = c->total - c->shnum * c->shdr_size;
+	struct job *j = c->jobs;
 	int err;
 
 	memcpy(c->buf, c->file, e->ehdr.e_ehsize);
+	for (size_t k = 0; k < c->njobs; k++) {
+		off = (off + 7) & ~7ull;
+		c->jobs[k].off = off;
+		off += c->jobs[k].room;
+	}
+	if ((err = run_jobs(c, threads)))
+		return err;
 	for (size_t i = 0; i < c->shnum; i++) {
 		const char *n = NULL;
-		GElf_Shdr sh;
+		GElf_Shdr sh = { 0 };
 
-		section(c, i, &sh, &n);
-		if (i == 0) {
-			/* Section 0 holds the counts of extended numbering: keep it. */
-		} else if (!copied(c, i, &sh, n)) {
+		if (j < c->jobs + c->njobs && j->i == i) {
+			sh = j->sh;
+			if (j->how == ZSTD && !j->done) {
+				lidia_log(LIDIA_LOG_WARN, "%s: section '%s': zstd: %s", e->name,
+					  j->name, j->why);
+				return LIDIA_E_ELF;
+			}
+			if (j->done) {
+				sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+				sh.sh_size = j->size;
+			}
+			sh.sh_offset = j->off;
+			j++;
+		} else if (section(c, i, &sh, &n) && i != 0) {
 			/* Not for libdw: keep the header, drop the bytes. */
 			if (sh.sh_type != SHT_NULL)
 				sh.sh_type = SHT_NOBITS;
 			sh.sh_offset = 0;
-		} else {
-			off = (off + 7) & ~7ull;
-			if ((err = copy_section(c, &sh, n, off)))
-				return err;
-			off += sh.sh_size;
 		}
+		/* Section 0 holds the counts of extended numbering: kept. */
 		put_shdr(c->buf + shoff + i * c->shdr_size, &sh, c->is64, c->be);
 	}
 	/* e_phoff, e_shoff and e_phnum. */
@@ -248,13 +401,15 @@ static int fill(struct copy *c)
 	return 0;
 }
 
-int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, struct lidia_elf **out)
+int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned threads,
+			   int (*guard)(void (*fn)(void *arg), void *arg), struct lidia_elf **out)
 {
 	struct copy c = {
 		.e = e,
 		.file = (const unsigned char *)elf_rawfile(e->elf, NULL),
 		.is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64,
 		.be = e->ehdr.e_ident[EI_DATA] == ELFDATA2MSB,
+		.guard = guard,
 	};
 	int err;
 
@@ -262,20 +417,27 @@ int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, struct lidi
 	c.shdr_size = c.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	if (!c.file || elf_getshdrnum(e->elf, &c.shnum) || elf_getshdrstrndx(e->elf, &c.shstrndx))
 		return 0;
+	if (!(c.jobs = calloc(c.shnum ? c.shnum : 1, sizeof(*c.jobs))))
+		return -ENOMEM;
 	if ((err = measure(&c, borrowed)) <= 0)
-		return err;
+		goto out;
 	/* The copy starts with e's header, whose fields it then sets. */
+	err = LIDIA_E_ELF;
 	if (e->ehdr.e_ehsize < (c.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
 	    e->ehdr.e_ehsize > e->size)
-		return LIDIA_E_ELF;
+		goto out;
 	/* A mapping of its own: its pages can be given back once libdw has read them. */
 	c.buf = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c.buf == MAP_FAILED)
-		return -ENOMEM;
-	if (!(err = fill(&c)) && !(err = elf_image_open_mem(out, c.buf, c.total, e->name, true))) {
-		(*out)->map = c.buf;
-		return 0;
+	if (c.buf == MAP_FAILED) {
+		err = -ENOMEM;
+		goto out;
 	}
-	munmap(c.buf, c.total);
+	if (!(err = fill(&c, threads)) &&
+	    !(err = elf_image_open_mem(out, c.buf, c.total, e->name, true)))
+		(*out)->map = c.buf;
+	else
+		munmap(c.buf, c.total);
+out:
+	free(c.jobs);
 	return err;
 }

@@ -9,19 +9,25 @@
 /*
  * The image libdw is to read for e's debug sections. libdw inflates
  * compressed sections in the image it reads, rewriting their headers in its
- * bytes; and in Debian 12 (elfutils 0.188) it inflates zlib but not zstd
- * (ELFCOMPRESS_ZSTD, which binutils 2.40 and LLVM 16 write).
+ * bytes, one after the other; and in Debian 12 (elfutils 0.188) it inflates
+ * zlib but not zstd (ELFCOMPRESS_ZSTD, which binutils 2.40 and LLVM 16 write).
  *
- * When e has zstd sections, or borrowed is set (e is the caller's, never to
- * be written) and e has compressed debug sections at all, *out is a new
- * image of e's debug sections only (location lists and macros left out:
- * never read), the zstd ones inflated here, the others as they are for
- * libdw to inflate there; the pages of e's compressed sections are given
- * back once read (e's mapping reads them again if ever touched). Otherwise
- * *out is NULL and libdw reads e. Close *out with lidia_elf_close().
- * LIDIA_E_ELF when a zstd section is corrupt or would inflate past bounds.
+ * When e has gABI compressed sections (zstd or zlib), or borrowed is set (e
+ * is the caller's, never to be written) and e has GNU .zdebug sections,
+ * *out is a new image of e's debug sections only (location lists and macros
+ * left out: never read), the gABI compressed ones inflated here on up to
+ * threads threads (0 or 1: the calling one; the others run their work
+ * through guard when set, lidia_extract_opts.thread_guard), largest first, the others as
+ * they are for libdw to inflate there (a zlib section too large to inflate
+ * here within the bounds, or that fails to, as well: libdw decides on it as
+ * before); the pages of e's compressed sections are given back once read
+ * (e's mapping reads them again if ever touched). The copy's bytes do not
+ * depend on threads. Otherwise *out is NULL and libdw reads e. Close *out
+ * with lidia_elf_close(). LIDIA_E_ELF when a zstd section is corrupt or
+ * would inflate past bounds.
  */
-int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, struct lidia_elf **out);
+int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned threads,
+			   int (*guard)(void (*fn)(void *arg), void *arg), struct lidia_elf **out);
 
 /*
  * Give back the whole pages of [off, off + size) of e's mapping, when e has
