@@ -11,21 +11,21 @@
  * second walks each kept subprogram's inline tree against its unit's lines.
  * Broken pieces cost their function or unit, never the file.
  *
- * Units share line programs: dwz's partial units (thousands in a large C
- * library) name their compile unit's, and own no code. Each program is
- * decoded once for all the units that name it, and read only by those with
- * code; its rows that no kept subprogram of any of them covers are the
- * orphans, taken once. A partial unit with no address range in it is read
- * by unit_scan.c, not libdw, and then passed over. A unit costs what it
- * holds, not its program's rows nor its abbreviation table.
+ * Units share line programs: which unit decodes one (here: ours, else
+ * libdw's rows), who reads it and who takes its orphan rows is
+ * line_groups.c's. A partial unit with no address range in it is read by
+ * unit_scan.c, not libdw, and then passed over. A unit costs what it holds,
+ * not its program's rows nor its abbreviation table.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
 #include "debug_sections.h"
 #include "dwarf_extract.h"
+#include "dwarf_walk.h"
 #include "frames.h"
 #include "internal.h"
+#include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
 #include "unit_scan.h"
@@ -45,109 +45,11 @@ struct path_slot {
 /* At most this many (subprogram range, inline interval) pairs per DIE (see do_subprog). */
 #define MAX_SWEEP (1u << 26)
 
-/* A unit kept by the first pass. */
-struct unit {
-	Dwarf_Die die;
-	const char *comp_dir;	     /* DW_AT_comp_dir (libdw's string); NULL: none */
-	uint64_t line_offset;	     /* DW_AT_stmt_list, when has_lines */
-	size_t subs_first, subs_end; /* its subprogram ranges: w->subs[subs_first, subs_end) */
-	uint32_t group;		     /* its line program's units: w->groups[group], or NO_GROUP */
-	uint8_t address_size;
-	bool has_lines; /* it names a line program */
-	bool has_code;	/* one of its subprogram ranges was kept */
-};
-
-#define NO_GROUP UINT32_MAX
-
-/* A decoded line program: ours (its files by DWARF index too), or libdw's rows. */
-struct lines {
-	struct line_table lt;
-	bool ours;
-};
-
-/*
- * The units that name one line program (by its offset in .debug_line). Its
- * owner decodes it (the first of them with code, else the first), and it is
- * kept until the last unit with code reading it is done; its orphan rows are
- * taken once, by the owner, outside the code of all of them.
- */
-struct line_group {
-	uint32_t owner;
-	uint32_t users;	     /* units with code still to read lines (the owner's comp_dir) */
-	size_t first, end;   /* its units: w->members[first, end), in unit order */
-	struct lines *lines; /* decoded: from the owner to the last user */
-};
-
-/* A unit by its line program: what groups are made of. */
-struct member {
-	uint64_t line_offset;
-	uint32_t unit;
-	uint8_t address_size;
-};
-
-/* A subprogram range found in the first pass. */
-struct subprog {
-	uint64_t lo, hi;
-	Dwarf_Die die;
-	uint32_t unit; /* index of its unit, in unit order */
-	bool kept;
-};
-
 /* An inlined subroutine's address interval, in the current subprogram. */
 struct node_iv {
 	uint64_t lo, hi;
 	int32_t node;
 	int32_t depth;
-};
-
-struct dw {
-	struct extract_ctx *x;
-	bool skip_go; /* leave Go units to the pclntab, which described them */
-	/* Counted for the messages. */
-	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
-	size_t bad_file_index; /* call files that name no file */
-
-	struct unit *units; /* the units read, in unit order */
-	size_t nunits, cap_units;
-	struct subprog *subs;
-	size_t nsubs, cap_subs;
-	struct line_group *groups;
-	size_t ngroups;
-	struct member *members;
-	/* Decoded line programs not in use, for the next ones (their buffers kept). */
-	struct lines **spare;
-	size_t nspare, cap_spare;
-	/* The current unit's line program, and its rows in address order. */
-	const struct lines *cur;
-	const struct line_row *rows;
-	size_t nrows;
-	struct frame_node *nodes;
-	size_t nnodes, cap_nodes;
-	struct node_iv *ivs;
-	size_t nivs, cap_ivs;
-	struct node_iv *stack; /* emit_range's open intervals, clipped to nest */
-	size_t cap_stack;
-	/* Demangled names given to the frames, kept until the builder has them. */
-	struct name_block *names;
-	/*
-	 * Linkage names demangled so far, by the address of the mangled string
-	 * (libdw's, stable): an inlined function is named once per inline frame,
-	 * and demangling is a fifth of the time in C++.
-	 */
-	struct name_slot *demangled;
-	size_t ndemangled, cap_demangled;
-	struct name_block *demangled_names;
-	/* The current unit's file names joined to its comp_dir, by libdw's name. */
-	const char *comp_dir;
-	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */
-	size_t comp_len;
-	struct path_slot *paths;
-	size_t npaths, cap_paths;
-	struct name_block *path_names;
-	struct frames fr;
-	/* The sections our own readers read (line_table.c, unit_scan.c). */
-	struct dwarf_sections secs;
-	struct abbrev_cache abbrevs; /* unit_scan's */
 };
 
 static bool code_range(uint64_t lo, uint64_t hi)
@@ -646,7 +548,7 @@ static size_t drop_empty_rows(struct line_row *rows, size_t nrows)
 	return n;
 }
 
-/* ---- Line programs, each decoded once for the units that name it ---------------- */
+/* ---- Line programs, decoded for line_groups.c ------------------------------------ */
 
 /*
  * A unit's line rows as libdw decodes them, when lidiagen's decoder could
@@ -703,190 +605,6 @@ static int decode_lines(struct dw *w, struct unit *un, struct lines *l)
 	return load_libdw_rows(w, &un->die, &l->lt);
 }
 
-/* Buffers for a line program: a spare one (its arrays kept), or new; NULL: no memory. */
-static struct lines *lines_get(struct dw *w)
-{
-	return w->nspare ? w->spare[--w->nspare] : calloc(1, sizeof(struct lines));
-}
-
-static void lines_free(struct lines *l)
-{
-	if (l)
-		line_table_release(&l->lt);
-	free(l);
-}
-
-/* Done with l (may be NULL): a spare for the next program. */
-static void lines_put(struct dw *w, struct lines *l)
-{
-	if (!l)
-		return;
-	if (LIDIA_GROW(w->spare, w->nspare + 1, w->cap_spare))
-		lines_free(l);
-	else
-		w->spare[w->nspare++] = l;
-}
-
-static int cmp_member(const void *pa, const void *pb)
-{
-	const struct member *a = pa, *b = pb;
-
-	if (a->line_offset != b->line_offset)
-		return a->line_offset < b->line_offset ? -1 : 1;
-	if (a->address_size != b->address_size)
-		return a->address_size < b->address_size ? -1 : 1;
-	return a->unit < b->unit ? -1 : a->unit > b->unit; /* unit order within a group */
-}
-
-static bool same_dir(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* g's owner, and the units with code that read its rows as the owner decoded them. */
-static void group_roles(struct dw *w, struct line_group *g)
-{
-	const char *dir;
-
-	g->owner = w->members[g->first].unit;
-	for (size_t k = g->first; k < g->end; k++) {
-		if (w->units[w->members[k].unit].has_code) {
-			g->owner = w->members[k].unit;
-			break;
-		}
-	}
-	dir = w->units[g->owner].comp_dir;
-	g->users = 0;
-	for (size_t k = g->first; k < g->end; k++) {
-		const struct unit *un = &w->units[w->members[k].unit];
-
-		g->users += un->has_code && same_dir(un->comp_dir, dir);
-	}
-}
-
-/*
- * After the overlaps are resolved: which units have code, and the units of
- * each line program (the same offset, read with the same address size).
- * Sorting costs O(units log units), whatever they share.
- */
-static int plan_groups(struct dw *w)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < w->nsubs; i++)
-		if (w->subs[i].kept)
-			w->units[w->subs[i].unit].has_code = true;
-	w->members = malloc(w->nunits * sizeof(*w->members) + 1);
-	w->groups = malloc(w->nunits * sizeof(*w->groups) + 1);
-	if (!w->members || !w->groups)
-		return -ENOMEM;
-	for (uint32_t u = 0; u < w->nunits; u++)
-		if (w->units[u].has_lines)
-			w->members[n++] = (struct member){ w->units[u].line_offset, u,
-							   w->units[u].address_size };
-	sort_array(w->members, n, sizeof(*w->members), cmp_member);
-	for (size_t i = 0, j; i < n; i = j) {
-		struct line_group *g = &w->groups[w->ngroups];
-
-		for (j = i + 1; j < n && w->members[j].line_offset == w->members[i].line_offset &&
-				w->members[j].address_size == w->members[i].address_size;
-		     j++)
-			;
-		*g = (struct line_group){ .first = i, .end = j };
-		for (size_t k = i; k < j; k++)
-			w->units[w->members[k].unit].group = (uint32_t)w->ngroups;
-		group_roles(w, g);
-		w->ngroups++;
-	}
-	return 0;
-}
-
-static int cmp_lo(const void *pa, const void *pb)
-{
-	const struct interval *a = pa, *b = pb;
-
-	return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-/* The kept subprogram ranges of g's units, sorted; they never overlap (resolve_overlaps). */
-static int group_code(struct dw *w, const struct line_group *g, struct interval **out, size_t *n)
-{
-	struct interval *iv;
-	size_t max = 0;
-
-	for (size_t k = g->first; k < g->end; k++) {
-		const struct unit *un = &w->units[w->members[k].unit];
-
-		max += un->subs_end - un->subs_first;
-	}
-	if (!(*out = iv = malloc((max + 1) * sizeof(*iv))))
-		return -ENOMEM;
-	*n = 0;
-	for (size_t k = g->first; k < g->end; k++) {
-		const struct unit *un = &w->units[w->members[k].unit];
-
-		for (size_t i = un->subs_first; i < un->subs_end; i++)
-			if (w->subs[i].kept)
-				iv[(*n)++] = (struct interval){ w->subs[i].lo, w->subs[i].hi };
-	}
-	sort_array(iv, *n, sizeof(*iv), cmp_lo);
-	return 0;
-}
-
-/*
- * Keep the rows of g's program (w->rows) that no kept subprogram range of
- * its units covers: once per program, however many units name it.
- */
-static int keep_orphans(struct dw *w, const struct line_group *g)
-{
-	struct line_rows *out = &w->x->orphans;
-	const char *last_in = NULL, *last_out = NULL;
-	bool open = false; /* the last row kept is in effect still */
-	struct interval *iv;
-	size_t niv, k = 0;
-	int err = group_code(w, g, &iv, &niv);
-
-	if (err)
-		return err;
-	for (size_t i = 0; i < w->nrows && !err; i++) {
-		const struct line_row *r = &w->rows[i];
-		bool inside;
-
-		while (k < niv && iv[k].hi <= r->addr)
-			k++;
-		inside = k < niv && iv[k].lo <= r->addr;
-		if (inside && open) {
-			/* A row left out ends the one kept before it: a row with no file. */
-			if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
-				break;
-			out->v[out->n++] = (struct line_row){ r->addr, NULL, 0 };
-			open = false;
-		}
-		if (inside)
-			continue;
-		open = r->file != NULL;
-		if (r->file && r->file != last_in) { /* a copy that outlives the program */
-			last_in = r->file;
-			last_out = name_blocks_str(&out->names, r->file, NULL);
-			if (!last_out) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
-			break;
-		out->v[out->n++] = (struct line_row){ r->addr, r->file ? last_out : NULL, r->line };
-	}
-	free(iv);
-	return err;
-}
-
-/* u reads its group's rows: it has code, and its comp_dir joins the files as the owner's did. */
-static bool reads_group(const struct dw *w, const struct unit *un, const struct line_group *g)
-{
-	return un->has_code && same_dir(un->comp_dir, w->units[g->owner].comp_dir);
-}
-
 /*
  * Unit u's line program, in w->cur and w->rows: its group's, decoded here
  * when u owns it (and its orphans taken); or its own, in *own, when u joins
@@ -894,53 +612,19 @@ static bool reads_group(const struct dw *w, const struct unit *un, const struct 
  */
 static int open_lines(struct dw *w, uint32_t u, struct lines **own)
 {
-	static const struct lines none;
 	struct unit *un = &w->units[u];
-	struct line_group *g = un->group == NO_GROUP ? NULL : &w->groups[un->group];
-	const struct extract_ctx *x = w->x;
-	int err = 0;
+	struct lines *decode;
+	int err = take_lines(w, u, own, &decode);
 
-	w->cur = &none;
-	*own = NULL;
-	if (!x->lines && !x->files && !x->inlines) {
-		/* nothing reads lines */
-	} else if (g && g->owner == u) {
-		if (!(g->lines = lines_get(w)))
-			return -ENOMEM;
-		w->cur = g->lines;
-		err = decode_lines(w, un, g->lines);
-	} else if (g && reads_group(w, un, g)) {
-		/* The owner came first (the first unit with code), and kept them for u. */
-		w->cur = g->lines ? g->lines : &none;
-	} else if (un->has_code) {
-		if (!(*own = lines_get(w)))
-			return -ENOMEM;
-		w->cur = *own;
-		err = decode_lines(w, un, *own);
-	}
+	if (err)
+		return err;
+	if (decode)
+		err = decode_lines(w, un, decode);
 	w->rows = w->cur->lt.rows;
 	w->nrows = w->cur->lt.nrows;
-	if (!err && g && g->owner == u && x->lines)
-		err = keep_orphans(w, g);
+	if (!err && un->group != NO_GROUP && w->groups[un->group].owner == u && w->x->lines)
+		err = keep_orphans(w, &w->groups[un->group]);
 	return err;
-}
-
-/* Done with unit u's lines: its group's go with their last user. */
-static void close_lines(struct dw *w, uint32_t u, struct lines *own)
-{
-	const struct unit *un = &w->units[u];
-	struct line_group *g = un->group == NO_GROUP ? NULL : &w->groups[un->group];
-
-	lines_put(w, own);
-	w->cur = NULL;
-	if (!g || !g->lines)
-		return;
-	if (reads_group(w, un, g))
-		g->users--;
-	if (!g->users) {
-		lines_put(w, g->lines);
-		g->lines = NULL;
-	}
 }
 
 /*
@@ -1163,13 +847,7 @@ static void dw_release(struct dw *w)
 	frames_release(&w->fr);
 	free(w->units);
 	free(w->subs);
-	for (size_t g = 0; g < w->ngroups; g++)
-		lines_free(w->groups[g].lines);
-	free(w->groups);
-	free(w->members);
-	for (size_t i = 0; i < w->nspare; i++)
-		lines_free(w->spare[i]);
-	free(w->spare);
+	line_groups_release(w);
 	free(w->nodes);
 	free(w->ivs);
 	free(w->stack);

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_DWARF_WALK_H
+#define LIDIA_DWARF_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+
+#include "dwarf_sections.h"
+#include "extract.h"
+#include "frames.h"
+#include "line_table.h"
+#include "name_blocks.h"
+#include "unit_scan.h"
+
+/*
+ * The state of one DWARF extraction: what dwarf.c's two passes over the
+ * units build, and what line_groups.c shares the line programs of. One
+ * header for both, so that neither includes the other.
+ */
+
+struct name_slot;
+struct path_slot;
+struct node_iv;
+
+/* A unit kept by the first pass. */
+struct unit {
+	Dwarf_Die die;
+	const char *comp_dir;	     /* DW_AT_comp_dir (libdw's string); NULL: none */
+	uint64_t line_offset;	     /* DW_AT_stmt_list, when has_lines */
+	size_t subs_first, subs_end; /* its subprogram ranges: w->subs[subs_first, subs_end) */
+	uint32_t group;		     /* its line program's units: w->groups[group], or NO_GROUP */
+	uint8_t address_size;
+	bool has_lines; /* it names a line program */
+	bool has_code;	/* one of its subprogram ranges was kept */
+};
+
+#define NO_GROUP UINT32_MAX
+
+/* A decoded line program: ours (its files by DWARF index too), or libdw's rows. */
+struct lines {
+	struct line_table lt;
+	bool ours;
+};
+
+/*
+ * The units that name one line program (by its offset in .debug_line). Its
+ * owner decodes it (the first of them with code, else the first), and it is
+ * kept until the last unit with code reading it is done; its orphan rows are
+ * taken once, by the owner, outside the code of all of them.
+ */
+struct line_group {
+	uint32_t owner;
+	uint32_t users;	     /* units with code still to read lines (the owner's comp_dir) */
+	size_t first, end;   /* its units: w->members[first, end), in unit order */
+	struct lines *lines; /* decoded: from the owner to the last user */
+};
+
+/* A unit by its line program: what groups are made of. */
+struct member {
+	uint64_t line_offset;
+	uint32_t unit;
+	uint8_t address_size;
+};
+
+/* A subprogram range found in the first pass. */
+struct subprog {
+	uint64_t lo, hi;
+	Dwarf_Die die;
+	uint32_t unit; /* index of its unit, in unit order */
+	bool kept;
+};
+
+struct dw {
+	struct extract_ctx *x;
+	bool skip_go; /* leave Go units to the pclntab, which described them */
+	/* Counted for the messages. */
+	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
+	size_t bad_file_index; /* call files that name no file */
+
+	struct unit *units; /* the units read, in unit order */
+	size_t nunits, cap_units;
+	struct subprog *subs;
+	size_t nsubs, cap_subs;
+	struct line_group *groups;
+	size_t ngroups;
+	struct member *members;
+	/* Decoded line programs not in use, for the next ones (their buffers kept). */
+	struct lines **spare;
+	size_t nspare, cap_spare;
+	/* The current unit's line program, and its rows in address order. */
+	const struct lines *cur;
+	const struct line_row *rows;
+	size_t nrows;
+	struct frame_node *nodes;
+	size_t nnodes, cap_nodes;
+	struct node_iv *ivs;
+	size_t nivs, cap_ivs;
+	struct node_iv *stack; /* emit_range's open intervals, clipped to nest */
+	size_t cap_stack;
+	/* Demangled names given to the frames, kept until the builder has them. */
+	struct name_block *names;
+	/*
+	 * Linkage names demangled so far, by the address of the mangled string
+	 * (libdw's, stable): an inlined function is named once per inline frame,
+	 * and demangling is a fifth of the time in C++.
+	 */
+	struct name_slot *demangled;
+	size_t ndemangled, cap_demangled;
+	struct name_block *demangled_names;
+	/* The current unit's file names joined to its comp_dir, by libdw's name. */
+	const char *comp_dir;
+	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */
+	size_t comp_len;
+	struct path_slot *paths;
+	size_t npaths, cap_paths;
+	struct name_block *path_names;
+	struct frames fr;
+	/* The sections our own readers read (line_table.c, unit_scan.c). */
+	struct dwarf_sections secs;
+	struct abbrev_cache abbrevs; /* unit_scan's */
+};
+
+#endif
