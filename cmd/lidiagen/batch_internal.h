@@ -171,9 +171,6 @@ int output_write_stdout(struct batch *b, struct group *g, struct lidia_builder *
 
 /* ---- keep.c: keep or replace ---- */
 
-/* The decision: an output holding at least what the inputs give is kept. */
-bool keep_enough(enum level existing, enum level inputs);
-
 /*
  * Keep the group's existing output ex if keep_enough() says so, for what the
  * inputs give: g->level once extracted, else g->predicted (an upper bound).

@@ -85,3 +85,8 @@ enum level counts_level(const struct counts *c)
 		return LEVEL_NONE; /* holds nothing: never enough */
 	return c->inline_ranges ? LEVEL_INLINES : c->line_rows ? LEVEL_LINES : LEVEL_SYMBOLS;
 }
+
+bool keep_enough(enum level existing, enum level inputs)
+{
+	return existing != LEVEL_NONE && existing >= inputs;
+}

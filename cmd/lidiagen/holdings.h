@@ -52,4 +52,10 @@ void counts_read(const struct lidia_reader *r, struct counts *c);
 enum level stats_level(const struct lidia_extract_stats *st);
 enum level counts_level(const struct counts *c);
 
+/*
+ * The decision, for trees and buckets alike: an output holding at least what
+ * the inputs give (equal is enough) is kept; one holding nothing never is.
+ */
+bool keep_enough(enum level existing, enum level inputs);
+
 #endif

@@ -21,11 +21,6 @@ static const char *kept_word(const struct batch *b)
 	return b->o->bucket ? "exists" : "kept";
 }
 
-bool keep_enough(enum level existing, enum level inputs)
-{
-	return existing != LEVEL_NONE && existing >= inputs;
-}
-
 void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only)
 {
 	/* An output with more than symbols came from better inputs: nothing to fix. */

@@ -139,7 +139,7 @@ static bool leave_there(const struct upload_opts *o, const struct existing *ex,
 {
 	if (!ex->valid || o->force)
 		return false;
-	return !strcmp(ex->sha, now->sha) || ex->level >= now->level;
+	return !strcmp(ex->sha, now->sha) || keep_enough(ex->level, now->level);
 }
 
 /* The whole file, read once: what is checked, hashed and sent are the same bytes. */
