@@ -35,7 +35,7 @@ LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 # is loaded when the first archive is met (lib/input/archive_walk.c), and
 # libcurl when a bucket is first opened (cmd/lidiagen/s3/curl_load.c): their
 # headers only, never linked (libcurl and its 30 libraries cost every run 6 MiB).
-DEPS    := libelf libdw libzstd liblzma zlib
+DEPS    := libelf libdw libzstd liblzma libdeflate
 LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
 CURL_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcurl)
 CMD_DEPS := yaml-0.1
