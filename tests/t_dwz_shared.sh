@@ -18,6 +18,7 @@
 #  - lidiagen -j 1 converts it, and the function-name chains, files and lines
 #    of every frame agree with llvm-symbolizer (llvm-16, --inlines) on the
 #    instructions of .text (every 3rd; tests/lib/dwarf_oracle.py compare);
+#  - at -j 3, the units are walked on 3 threads, with the same output;
 #  - memory does not grow with the partial units: lidiagen's peak RSS
 #    (/usr/bin/time -f %M) grows by at most 16 KiB (32 under a sanitizer) for
 #    each partial unit the large variant adds. A line table decoded again for every partial unit
@@ -107,6 +108,16 @@ for k in 150 600; do
 	ok "K=$k: lidiagen converts it (peak RSS ${RSS[$k]} KiB, DWARF ${DWARF[$k]} bytes)"
 	"$PYTHON" "$ORACLE" compare --label "K=$k" --lidiagen "$LIDIAGEN" --lidia "$lidia" \
 		--code "$elf" --llvm "$LLVM_SYMBOLIZER" --llvm-obj "$elf" --every 3 --want-inlines 1
+	# The units on 3 threads: the groups sharing a line table stay whole.
+	"$LIDIAGEN" -v -j 3 --no-debug-search "$elf" -o "$dir/out3" --layout flat \
+		>"$dir/j3.out" 2>"$dir/j3.err" </dev/null
+	lidia3=$(find "$dir/out3" -type f -name '*.lidia')
+	what="K=$k: -j 3 walks the units on 3 threads and writes the bytes -j 1 does"
+	if grep -q 'walked on 3 threads' "$dir/j3.err" && [ -n "$lidia3" ] && cmp -s "$lidia" "$lidia3"; then
+		ok "$what"
+	else
+		not_ok "$what" "$(first_lines 10 "$dir/j3.err")"
+	fi
 done
 
 if [ -n "${RSS[150]:-}" ] && [ -n "${RSS[600]:-}" ]; then

@@ -28,39 +28,8 @@
 #include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "unit_chunks.h"
 #include "unit_scan.h"
-
-/* A mangled name (libdw's pointer) and its demangled copy. */
-struct name_slot {
-	const char *mangled;
-	const char *name;
-};
-
-/* libdw's name of a file (a stable pointer), and ours. */
-struct path_slot {
-	const char *key;
-	const char *path;
-};
-
-/* At most this many (subprogram range, inline interval) pairs per DIE (see do_subprog). */
-#define MAX_SWEEP (1u << 26)
-
-/* An inlined subroutine's address interval, in the current subprogram. */
-struct node_iv {
-	uint64_t lo, hi;
-	int32_t node;
-	int32_t depth;
-};
-
-static bool code_range(uint64_t lo, uint64_t hi)
-{
-	/*
-	 * 0 and -1 are what linkers leave for code they discarded; line offsets
-	 * are 32-bit, and no real function is 4 GiB long.
-	 */
-	return hi > lo && lo != 0 && lo != (uint64_t)-1 && hi != (uint64_t)-1 &&
-	       hi - lo <= UINT32_MAX;
-}
 
 /* ---- First pass: subprogram ranges -------------------------------------------- */
 
@@ -155,476 +124,6 @@ static int resolve_overlaps(struct dw *w)
 	}
 	free(order);
 	return 0;
-}
-
-/* ---- Names ---------------------------------------------------------------------- */
-
-/* Keep a copy of a name until the builder has interned it. */
-static const char *keep_name(struct dw *w, const char *s)
-{
-	const char *p = name_blocks_str(&w->names, s, NULL);
-
-	return p ? p : "??";
-}
-
-/*
- * A file's name as llvm-symbolizer prints it: libdw joins the file to its
- * include directory, and to the compilation directory only when that is
- * absolute; a relative one (glibc's "./stdlib") is joined too. A path joined
- * here is made in *into, which must outlive the current unit's use of it.
- */
-static const char *unit_path(struct dw *w, const char *name, struct name_block **into)
-{
-	size_t mask, i;
-
-	if (!name || name[0] == '/' || !w->comp_dir || !w->comp_dir[0])
-		return name;
-	/* DWARF 5's directory 0 is the compilation directory: already joined. */
-	w->comp_len = w->comp_len ? w->comp_len : strlen(w->comp_dir);
-	if (!strncmp(name, w->comp_dir, w->comp_len) && name[w->comp_len] == '/')
-		return name;
-	if (w->npaths * 2 >= w->cap_paths) { /* grow and rehash */
-		size_t cap = w->cap_paths ? w->cap_paths * 2 : 64;
-		struct path_slot *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return name;
-		for (size_t k = 0; k < w->cap_paths; k++) {
-			if (!w->paths[k].key)
-				continue;
-			for (i = ((uintptr_t)w->paths[k].key >> 4) & (cap - 1); slots[i].key;
-			     i = (i + 1) & (cap - 1))
-				;
-			slots[i] = w->paths[k];
-		}
-		free(w->paths);
-		w->paths = slots;
-		w->cap_paths = cap;
-	}
-	mask = w->cap_paths - 1;
-	for (i = ((uintptr_t)name >> 4) & mask; w->paths[i].key; i = (i + 1) & mask)
-		if (w->paths[i].key == name)
-			return w->paths[i].path;
-	if (!w->comp_dir_slash) {
-		const char *sep = w->comp_dir[w->comp_len - 1] == '/' ? "" : "/";
-
-		if (!(w->comp_dir_slash = name_blocks_str(&w->path_names, w->comp_dir, sep)))
-			return name;
-	}
-	{
-		const char *joined = name_blocks_str(into, w->comp_dir_slash, name);
-
-		if (!joined)
-			return name;
-		w->paths[i] = (struct path_slot){ name, joined };
-		w->npaths++;
-		return joined;
-	}
-}
-
-/* A new unit: its compilation directory, and no joined paths yet. */
-static void set_unit(struct dw *w, const struct unit *un)
-{
-	w->comp_dir = un->comp_dir;
-	w->comp_dir_slash = NULL;
-	w->comp_len = 0;
-	if (w->paths)
-		memset(w->paths, 0, w->cap_paths * sizeof(*w->paths));
-	w->npaths = 0;
-	name_blocks_reset(&w->path_names, false);
-}
-
-static size_t name_hash(const char *p, size_t cap)
-{
-	return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
-}
-
-/* s demangled, from the cache or into it. */
-static const char *demangled_name(struct dw *w, const char *s)
-{
-	const char *d;
-	size_t i;
-
-	if (w->ndemangled * 2 >= w->cap_demangled) {
-		size_t cap = w->cap_demangled ? w->cap_demangled * 2 : 4096;
-		struct name_slot *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots) {
-			d = demangle(&w->x->dm, s);
-			return d == s ? s : keep_name(w, d);
-		}
-		for (size_t k = 0; k < w->cap_demangled; k++) {
-			if (!w->demangled[k].mangled)
-				continue;
-			for (i = name_hash(w->demangled[k].mangled, cap); slots[i].mangled;
-			     i = (i + 1) & (cap - 1))
-				;
-			slots[i] = w->demangled[k];
-		}
-		free(w->demangled);
-		w->demangled = slots;
-		w->cap_demangled = cap;
-	}
-	for (i = name_hash(s, w->cap_demangled); w->demangled[i].mangled;
-	     i = (i + 1) & (w->cap_demangled - 1))
-		if (w->demangled[i].mangled == s)
-			return w->demangled[i].name;
-	d = demangle(&w->x->dm, s);
-	if (d != s && !(d = name_blocks_str(&w->demangled_names, d, NULL)))
-		return keep_name(w, demangle(&w->x->dm, s));
-	w->demangled[i] = (struct name_slot){ s, d };
-	w->ndemangled++;
-	return d;
-}
-
-/*
- * A subprogram's name as llvm-symbolizer prints it: the demangled linkage
- * name, else DW_AT_name, both followed through abstract origins and
- * specifications.
- */
-static const char *die_name(struct dw *w, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *s = NULL;
-
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-		s = dwarf_formstring(&attr);
-	if (s && *s)
-		return demangled_name(w, s);
-	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
-		s = dwarf_formstring(&attr);
-	return s && *s ? s : NULL;
-}
-
-/* ---- Second pass: one subprogram ---------------------------------------------- */
-
-static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t depth)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	int err;
-
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (!code_range(lo, hi))
-			continue;
-		if ((err = LIDIA_GROW(w->ivs, w->nivs + 1, w->cap_ivs)))
-			return err;
-		w->ivs[w->nivs++] = (struct node_iv){ lo, hi, node, depth };
-	}
-	return 0;
-}
-
-/*
- * The inlined subroutines under die, as nodes whose parent is parent. level
- * counts every DIE nested (lexical blocks too), so that corrupt DWARF nesting
- * blocks without end cannot run the stack out.
- */
-static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int32_t parent,
-			   int32_t depth, int level)
-{
-	Dwarf_Die child;
-	int err = 0;
-
-	if (depth > FRAMES_MAX_DEPTH || level > 2 * FRAMES_MAX_DEPTH ||
-	    dwarf_child(die, &child) != 0)
-		return 0;
-	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag == DW_TAG_inlined_subroutine) {
-			struct frame_node *n;
-			Dwarf_Attribute attr;
-			Dwarf_Word v;
-			int32_t idx = (int32_t)w->nnodes;
-
-			if ((err = LIDIA_GROW(w->nodes, w->nnodes + 1, w->cap_nodes)))
-				return err;
-			n = &w->nodes[w->nnodes++];
-			n->name = die_name(w, &child);
-			if (!n->name)
-				n->name = "??";
-			n->parent = parent;
-			n->depth = depth;
-			n->call_file = NULL;
-			n->call_line = 0;
-			if (dwarf_attr(&child, DW_AT_call_line, &attr) &&
-			    !dwarf_formudata(&attr, &v))
-				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
-			if ((files || w->cur->ours) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
-			    !dwarf_formudata(&attr, &v)) {
-				const struct line_table *lt = &w->cur->lt;
-				const char *f;
-
-				if (w->cur->ours)
-					f = v < lt->nfiles ? lt->files[v] : NULL;
-				else if ((f = dwarf_filesrc(files, v, NULL, NULL)) &&
-					 strcmp(f, "???"))
-					f = unit_path(w, f, &w->path_names);
-				else
-					f = NULL;
-				if (f)
-					n->call_file = f;
-				else
-					w->bad_file_index++;
-			}
-			if ((err = add_node_ivs(w, &child, idx, depth)) ||
-			    (err = collect_inlines(w, &child, files, idx, depth + 1, level + 1)))
-				return err;
-		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-			   tag == DW_TAG_catch_block) {
-			if ((err = collect_inlines(w, &child, files, parent, depth, level + 1)))
-				return err;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
-}
-
-static int cmp_iv(const void *pa, const void *pb)
-{
-	const struct node_iv *a = pa, *b = pb;
-
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	if (a->depth != b->depth)
-		return a->depth < b->depth ? -1 : 1;
-	return a->node < b->node ? -1 : a->node > b->node;
-}
-
-/* Index of the last row at or before addr, or -1. */
-static ptrdiff_t row_at(const struct dw *w, uint64_t addr)
-{
-	size_t lo = 0, hi = w->nrows;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->rows[mid].addr > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return (ptrdiff_t)lo - 1;
-}
-
-/*
- * Emit [lo, hi) of the current subprogram: sweep the inline intervals (a
- * stack of those open, innermost on top) and the line rows together.
- *
- * Each interval on the stack is clipped to the one below it, so that the
- * ends never grow towards the top: then popping the ended ones off the top
- * leaves only intervals that go on past pc, and every step advances pc.
- * Well-formed DWARF nests anyway; corrupt ranges that stop nesting lose what
- * sticks out of their parent (as they would in any symbolizer's tree).
- */
-static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
-{
-	ptrdiff_t r = row_at(w, lo);
-	size_t k = 0, depth = 0;
-	uint64_t pc = lo;
-	int err;
-
-	if ((err = LIDIA_GROW(w->stack, w->nivs + 1, w->cap_stack)))
-		return err;
-	if ((err = frames_begin(&w->fr, func, w->nodes, w->nnodes, lo)))
-		return err;
-	while (k < w->nivs && w->ivs[k].hi <= lo)
-		k++;
-	while (pc < hi) {
-		uint64_t next = hi;
-		const struct line_row *row = r >= 0 ? &w->rows[r] : NULL;
-
-		/* Leave the intervals that ended, enter those that start here. */
-		while (depth && w->stack[depth - 1].hi <= pc)
-			depth--;
-		for (; k < w->nivs && w->ivs[k].lo <= pc; k++) {
-			struct node_iv iv = w->ivs[k];
-
-			if (depth && iv.hi > w->stack[depth - 1].hi)
-				iv.hi = w->stack[depth - 1].hi;
-			if (iv.hi > pc)
-				w->stack[depth++] = iv;
-		}
-		if (k < w->nivs && w->ivs[k].lo < next)
-			next = w->ivs[k].lo;
-		if (depth && w->stack[depth - 1].hi < next)
-			next = w->stack[depth - 1].hi; /* the innermost ends first */
-		if ((size_t)(r + 1) < w->nrows && w->rows[r + 1].addr < next)
-			next = w->rows[r + 1].addr;
-		if (next <= pc)
-			next = hi; /* cannot happen (see above); never loop */
-
-		err = frames_segment(&w->fr, pc, depth ? w->stack[depth - 1].node : -1,
-				     row && w->x->files ? row->file : NULL,
-				     row && row->file ? row->line : 0);
-		if (err)
-			return err;
-		pc = next;
-		while ((size_t)(r + 1) < w->nrows && w->rows[r + 1].addr <= pc)
-			r++;
-	}
-	return frames_end(&w->fr, hi);
-}
-
-static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_Files *files)
-{
-	struct extract_ctx *x = w->x;
-	Dwarf_Die die = first->die;
-	const char *dwarf_name;
-	int err = 0;
-
-	w->nnodes = w->nivs = 0;
-	name_blocks_reset(&w->names, false);
-	dwarf_name = die_name(w, &die);
-	if (x->inlines && (err = collect_inlines(w, &die, files, -1, 1, 0)))
-		return err;
-	/*
-	 * Each range sweeps the intervals from the first that reaches it: a
-	 * corrupt DIE with very many of both would cost their product. Real
-	 * subprograms have a few ranges; past that bound their inline frames go.
-	 */
-	if ((uint64_t)count * w->nivs > MAX_SWEEP)
-		w->nivs = 0;
-	sort_array(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
-	for (size_t i = 0; i < count && !err; i++) {
-		struct subprog *s = &first[i];
-		const struct sym *sym;
-		const char *name = dwarf_name;
-
-		if (!s->kept)
-			continue;
-		/* As llvm-symbolizer: the outermost frame takes the symbol table's name. */
-		sym = symbols_find(&x->syms, s->lo);
-		if (sym)
-			name = demangle(&x->dm, sym->name);
-		if (!name)
-			name = "??";
-		if (name != dwarf_name && name == x->dm.buf)
-			name = keep_name(w, name);
-		err = emit_range(w, name, s->lo, s->hi);
-		x->st.functions++;
-		x->st.dwarf_functions++;
-		if (!err)
-			err = intervals_add(&x->covered, s->lo, s->hi);
-	}
-	return err;
-}
-
-/* Line rows by address (a sort of them need not be stable: see drop_empty_rows). */
-static int cmp_row(const void *pa, const void *pb)
-{
-	const struct line_row *a = pa, *b = pb;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
-/*
- * libdw sorts a unit's rows by address with end-of-sequence rows first among
- * equals, which loses which sequence a row belongs to. A sequence's last row
- * often repeats at its end address: in DWARF it covers nothing (the end row
- * follows it), but after the sort it would seem to start what follows. Such
- * a row (an end row at its address, the same file and line as the row before
- * that address) is dropped, so the end row stays in effect, as
- * llvm-symbolizer has it.
- */
-static size_t drop_empty_rows(struct line_row *rows, size_t nrows)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < nrows; i++) {
-		const struct line_row *r = &rows[i];
-
-		if (r->file && n && !rows[n - 1].file && rows[n - 1].addr == r->addr) {
-			/* After an end row at this address: compare with the row before it. */
-			size_t k = n - 1;
-
-			while (k > 0 && rows[k - 1].addr == r->addr)
-				k--;
-			if (k > 0 && rows[k - 1].file == r->file && rows[k - 1].line == r->line)
-				continue;
-		}
-		rows[n++] = *r;
-	}
-	return n;
-}
-
-/* ---- Line programs, decoded for line_groups.c ------------------------------------ */
-
-/*
- * A unit's line rows as libdw decodes them, when lidiagen's decoder could
- * not: into lt, whose names hold the paths joined here, so that the rows
- * outlive the unit for the others that share the program.
- */
-static int load_libdw_rows(struct dw *w, Dwarf_Die *cudie, struct line_table *lt)
-{
-	struct line_row *rows;
-	Dwarf_Lines *lines;
-	size_t n, nrows = 0;
-	bool sorted = true;
-	int err;
-
-	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
-		return 0;
-	if ((err = LIDIA_GROW(lt->rows, n + 1, lt->cap_rows)))
-		return err;
-	rows = lt->rows;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		Dwarf_Addr addr;
-		bool end = false;
-		int line = 0;
-
-		if (!l || dwarf_lineaddr(l, &addr))
-			continue;
-		dwarf_lineendsequence(l, &end);
-		dwarf_lineno(l, &line);
-		rows[nrows] = (struct line_row){
-			.addr = addr,
-			.file = end ? NULL : unit_path(w, dwarf_linesrc(l, NULL, NULL), &lt->names),
-			.line = end ? 0 : line,
-		};
-		if (nrows && addr < rows[nrows - 1].addr)
-			sorted = false;
-		nrows++;
-	}
-	if (!sorted) /* libdw sorts; be sure, as the sweep depends on it */
-		sort_array(rows, nrows, sizeof(*rows), cmp_row);
-	lt->nrows = drop_empty_rows(rows, nrows);
-	return 0;
-}
-
-/* Unit un's line program into l: ours, else libdw's; no rows when it has none. */
-static int decode_lines(struct dw *w, struct unit *un, struct lines *l)
-{
-	l->ours = w->secs.line && un->has_lines &&
-		  !line_table_decode(&l->lt, &w->secs, un->line_offset, un->comp_dir,
-				     un->address_size);
-	if (l->ours)
-		return 0;
-	line_table_reset(&l->lt); /* what a failed decoding left */
-	return load_libdw_rows(w, &un->die, &l->lt);
-}
-
-/*
- * Unit u's line program, in w->cur and w->rows: its group's, decoded here
- * when u owns it (and its orphans taken); or its own, in *own, when u joins
- * the files with another comp_dir than the owner (or names no program).
- */
-static int open_lines(struct dw *w, uint32_t u, struct lines **own)
-{
-	struct unit *un = &w->units[u];
-	struct lines *decode;
-	int err = take_lines(w, u, own, &decode);
-
-	if (err)
-		return err;
-	if (decode)
-		err = decode_lines(w, un, decode);
-	w->rows = w->cur->lt.rows;
-	w->nrows = w->cur->lt.nrows;
-	if (!err && un->group != NO_GROUP && w->groups[un->group].owner == u && w->x->lines)
-		err = keep_orphans(w, &w->groups[un->group]);
-	return err;
 }
 
 /*
@@ -759,6 +258,7 @@ static int scan_units(struct dw *w, Dwarf *dw)
 		uint8_t unit_type;
 		Dwarf_CU *next;
 		struct unit *un;
+		bool split;
 		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
 
 		if (r != 0)
@@ -781,81 +281,21 @@ static int scan_units(struct dw *w, Dwarf *dw)
 		}
 		read_unit(un);
 		/* A skeleton's code is described in its split unit (a .dwo), when found. */
-		err = scan_dies(w,
-				unit_type == DW_UT_skeleton &&
-						dwarf_tag(&subdie) == DW_TAG_compile_unit
-					? &subdie
-					: &cudie,
-				(uint32_t)w->nunits, 0, false);
+		split = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
+		w->split_units |= split;
+		err = scan_dies(w, split ? &subdie : &cudie, (uint32_t)w->nunits, 0, false);
 		w->units[w->nunits++].subs_end = w->nsubs;
 		if (err)
 			return err;
 	}
 }
 
-/* Whether any range of the subprogram DIE whose ranges are subs[0, count) was kept. */
-static bool any_kept(const struct subprog *subs, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		if (subs[i].kept)
-			return true;
-	return false;
-}
-
-/*
- * Second pass, unit by unit: each subprogram's ranges, inlines and lines.
- * A unit with no code (a partial unit, mostly) is passed over, unless it
- * decodes its program for the orphan rows, for want of a unit with code.
- */
-static int walk_units(struct dw *w)
-{
-	int err = 0;
-
-	for (uint32_t u = 0; u < w->nunits && !err; u++) {
-		struct unit *un = &w->units[u];
-		bool owner = un->group != NO_GROUP && w->groups[un->group].owner == u;
-		Dwarf_Files *files = NULL;
-		struct lines *own;
-		size_t nfiles;
-
-		if (!un->has_code && !(owner && w->x->lines))
-			continue;
-		set_unit(w, un);
-		if ((err = open_lines(w, u, &own))) {
-			lines_put(w, own);
-			break;
-		}
-		if (!un->has_code || w->cur->ours || dwarf_getsrcfiles(&un->die, &files, &nfiles))
-			files = NULL;
-		for (size_t k = un->subs_first; k < un->subs_end && !err;) {
-			/* The ranges of one subprogram DIE are consecutive. */
-			size_t j = k + 1;
-
-			while (j < un->subs_end && w->subs[j].die.addr == w->subs[k].die.addr)
-				j++;
-			if (any_kept(&w->subs[k], j - k))
-				err = do_subprog(w, &w->subs[k], j - k, files);
-			k = j;
-		}
-		close_lines(w, u, own);
-	}
-	return err;
-}
-
 static void dw_release(struct dw *w)
 {
-	frames_release(&w->fr);
+	walk_release(w);
 	free(w->units);
 	free(w->subs);
 	line_groups_release(w);
-	free(w->nodes);
-	free(w->ivs);
-	free(w->stack);
-	name_blocks_reset(&w->names, true);
-	name_blocks_reset(&w->path_names, true);
-	name_blocks_reset(&w->demangled_names, true);
-	free(w->demangled);
-	free(w->paths);
 	abbrev_cache_release(&w->abbrevs);
 }
 
@@ -871,8 +311,8 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	frames_init(&w.fr, x->b, x->lines, x->files);
 	if (!(err = scan_units(&w, dw)) && !(err = resolve_overlaps(&w)) &&
 	    !(err = plan_groups(&w))) {
-		err = walk_units(&w);
-		sort_array(orphans->v, orphans->n, sizeof(*orphans->v), cmp_row);
+		err = walk_all_units(&w, dw, alt);
+		sort_rows(orphans->v, orphans->n);
 		x->st.inline_ranges += w.fr.inline_ranges;
 		x->st.line_rows += w.fr.line_rows;
 	}
@@ -880,6 +320,9 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		lidia_log(LIDIA_LOG_INFO,
 			  "%s: %zu DWARF subprogram ranges overlap another, dropped", e->name,
 			  w.overlapping);
+	if (w.threads_used > 1)
+		lidia_log(LIDIA_LOG_DEBUG, "%s: DWARF units walked on %zu threads, in %zu runs",
+			  e->name, w.threads_used, w.chunks);
 	if (w.bad_file_index)
 		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
 			  w.bad_file_index);

@@ -25,6 +25,17 @@ struct name_slot;
 struct path_slot;
 struct node_iv;
 
+/* An address range that can be code: see dwarf.c's use. */
+static inline bool code_range(uint64_t lo, uint64_t hi)
+{
+	/*
+	 * 0 and -1 are what linkers leave for code they discarded; line offsets
+	 * are 32-bit, and no real function is 4 GiB long.
+	 */
+	return hi > lo && lo != 0 && lo != (uint64_t)-1 && hi != (uint64_t)-1 &&
+	       hi - lo <= UINT32_MAX;
+}
+
 /* A unit kept by the first pass. */
 struct unit {
 	Dwarf_Die die;
@@ -73,20 +84,33 @@ struct subprog {
 	bool kept;
 };
 
+/*
+ * What the first pass found is shared (read-only in the second, but for a
+ * line group's lines and users: a group's units are all walked by one
+ * walker, see unit_chunks.c); from `x` on, each walker of the second pass
+ * has its own: a worker's struct dw is a copy of the main one with those
+ * fields zeroed (walker_fields()).
+ */
 struct dw {
-	struct extract_ctx *x;
-	bool skip_go; /* leave Go units to the pclntab, which described them */
-	/* Counted for the messages. */
-	size_t overlapping;    /* subprogram ranges dropped: another function had the address */
-	size_t bad_file_index; /* call files that name no file */
-
-	struct unit *units; /* the units read, in unit order */
+	bool skip_go;	    /* leave Go units to the pclntab, which described them */
+	bool split_units;   /* some code is described in split units (.dwo files) */
+	size_t overlapping; /* subprogram ranges dropped: another function had the address */
+	size_t threads_used, chunks; /* the second pass's, for the messages (unit_chunks.c) */
+	struct unit *units;	     /* the units read, in unit order */
 	size_t nunits, cap_units;
 	struct subprog *subs;
 	size_t nsubs, cap_subs;
 	struct line_group *groups;
 	size_t ngroups;
 	struct member *members;
+	/* The sections our own readers read (line_table.c, unit_scan.c). */
+	struct dwarf_sections secs;
+	struct abbrev_cache abbrevs; /* unit_scan's, in the first pass */
+
+	/* ---- The walker's own: where its frames, orphans and counts go. */
+	struct extract_ctx *x;
+	Dwarf *own_dw;	       /* NULL: the first pass's DIEs are read as they are */
+	size_t bad_file_index; /* call files that name no file */
 	/* Decoded line programs not in use, for the next ones (their buffers kept). */
 	struct lines **spare;
 	size_t nspare, cap_spare;
@@ -118,9 +142,27 @@ struct dw {
 	size_t npaths, cap_paths;
 	struct name_block *path_names;
 	struct frames fr;
-	/* The sections our own readers read (line_table.c, unit_scan.c). */
-	struct dwarf_sections secs;
-	struct abbrev_cache abbrevs; /* unit_scan's */
 };
+
+/* A worker's copy starts its own fields zeroed from here on. */
+#define walker_fields(w) ((char *)&(w)->x)
+#define walker_fields_size (sizeof(struct dw) - offsetof(struct dw, x))
+
+/*
+ * The second pass over units [first, end) (unit_walk.c): each kept
+ * subprogram's ranges, inline frames and lines, into w->fr's builder, the
+ * orphan rows into w->x->orphans. The units a line program's group shares
+ * it with are in the same run.
+ */
+int walk_units(struct dw *w, uint32_t first, uint32_t end);
+
+/* Whether the second pass reads unit u at all (it has code, or takes its program's orphans). */
+bool walks_unit(const struct dw *w, uint32_t u);
+
+/* Line rows sorted by address. */
+void sort_rows(struct line_row *rows, size_t n);
+
+/* Free what walk_units() kept in w's own fields (not its line buffers: line_groups.c's). */
+void walk_release(struct dw *w);
 
 #endif

@@ -200,6 +200,20 @@ int keep_orphans(struct dw *w, const struct line_group *g)
 	return err;
 }
 
+void groups_rewind(struct dw *w, uint32_t first, uint32_t end)
+{
+	for (uint32_t u = first; u < end; u++) {
+		struct line_group *g;
+
+		if (w->units[u].group == NO_GROUP)
+			continue;
+		g = &w->groups[w->units[u].group];
+		lines_free(g->lines);
+		g->lines = NULL;
+		group_roles(w, g);
+	}
+}
+
 /* u reads its group's rows: it has code, and its comp_dir joins the files as the owner's did. */
 static bool reads_group(const struct dw *w, const struct unit *un, const struct line_group *g)
 {
@@ -249,13 +263,20 @@ void close_lines(struct dw *w, uint32_t u, struct lines *own)
 	}
 }
 
+void lines_release_spares(struct dw *w)
+{
+	for (size_t i = 0; i < w->nspare; i++)
+		lines_free(w->spare[i]);
+	free(w->spare);
+	w->spare = NULL;
+	w->nspare = w->cap_spare = 0;
+}
+
 void line_groups_release(struct dw *w)
 {
 	for (size_t g = 0; g < w->ngroups; g++)
 		lines_free(w->groups[g].lines);
 	free(w->groups);
 	free(w->members);
-	for (size_t i = 0; i < w->nspare; i++)
-		lines_free(w->spare[i]);
-	free(w->spare);
+	lines_release_spares(w);
 }

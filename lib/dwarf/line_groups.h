@@ -38,6 +38,16 @@ void lines_put(struct dw *w, struct lines *l);
 /* Done with unit u's lines: its group's go with their last user. */
 void close_lines(struct dw *w, uint32_t u, struct lines *own);
 
+/*
+ * The groups of units [first, end) as before the second pass walked them
+ * (their lines freed): for a run walked again (unit_chunks.c). Every unit of
+ * each of those groups that the second pass reads is in the run.
+ */
+void groups_rewind(struct dw *w, uint32_t first, uint32_t end);
+
+/* The spare line buffers of a walker (a worker's: the groups are the main one's). */
+void lines_release_spares(struct dw *w);
+
 /* The groups, their lines and the spares. */
 void line_groups_release(struct dw *w);
 

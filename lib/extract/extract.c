@@ -229,6 +229,8 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		.lines = !OPTS_GET(opts, no_lines, false),
 		.files = !OPTS_GET(opts, no_files, false),
 		.dm = { .enabled = !OPTS_GET(opts, no_demangle, false) },
+		.threads = OPTS_GET(opts, threads, 0),
+		.guard = OPTS_GET(opts, thread_guard, NULL),
 	};
 	const struct lidia_elf **all = NULL;
 	struct lidia_elf *opened[2];

@@ -46,3 +46,16 @@ void name_blocks_reset(struct name_block **list, bool all)
 	if (b)
 		b->used = 0;
 }
+
+void name_blocks_move(struct name_block **to, struct name_block **from)
+{
+	struct name_block *last = *from;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	last->next = *to;
+	*to = *from;
+	*from = NULL;
+}

@@ -21,4 +21,7 @@ const char *name_blocks_str(struct name_block **list, const char *a, const char 
 /* Empty *list for reuse, keeping one block (all: free every block). */
 void name_blocks_reset(struct name_block **list, bool all);
 
+/* The blocks of *from joined to *to's (their strings stay where they are); *from empty. */
+void name_blocks_move(struct name_block **to, struct name_block **from);
+
 #endif

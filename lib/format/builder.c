@@ -176,16 +176,26 @@ static size_t find_raw(const struct file_map *f, uint32_t raw)
 	return lo < f->n && f->raw[lo] == raw ? lo : f->n;
 }
 
-/* A file name's offset: as intern(), with the prefix rules applied once per distinct name. */
-static int intern_file(struct lidia_builder *b, const char *s, uint32_t *off)
+/* s[0..len)'s offset, as intern() */
+static int intern_n(struct lidia_builder *b, const char *s, size_t len, uint32_t *off)
+{
+	uint64_t o;
+	int err = strtab_intern(&b->strings, len ? s : "", len, &o);
+
+	*off = (uint32_t)o;
+	return err;
+}
+
+/* A file name s[0..len)'s offset: as intern(), with the prefix rules applied once per distinct name. */
+static int intern_file_n(struct lidia_builder *b, const char *s, size_t len, uint32_t *off)
 {
 	struct file_map *f = &b->files;
-	size_t len = s ? strlen(s) : 0, count = f->seen.count, i;
+	size_t count = f->seen.count, i;
 	uint64_t raw, o;
 	int err;
 
 	if (!b->nrules || !len)
-		return intern(b, s, off);
+		return intern_n(b, s, len, off);
 	if ((err = strtab_intern(&f->seen, s, len, &raw)))
 		return err;
 	/* Known ("[overflow]" is in seen from the start, and has no entry: mapped each time). */
@@ -204,6 +214,11 @@ static int intern_file(struct lidia_builder *b, const char *s, uint32_t *off)
 	f->raw[f->n] = (uint32_t)raw;
 	f->mapped[f->n++] = *off;
 	return 0;
+}
+
+static int intern_file(struct lidia_builder *b, const char *s, uint32_t *off)
+{
+	return intern_file_n(b, s, s ? strlen(s) : 0, off);
 }
 
 int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
@@ -246,6 +261,92 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	b->nlines += r->line_count;
 	b->nranges++;
 	return 0;
+}
+
+/*
+ * src's strings as dst's: an offset in src's table (tagged with whether it
+ * names a file, which dst's prefix rules apply to) and its offset in dst's.
+ */
+struct string_map {
+	uint64_t *keys; /* (src offset << 1 | is_file) + 1; 0: empty */
+	uint32_t *values;
+	size_t mask;
+};
+
+/* The dst offset of src's string at off, interned into dst on first use. */
+static int map_string(struct lidia_builder *dst, const struct lidia_builder *src,
+		      struct string_map *m, uint32_t off, bool is_file, uint32_t *out)
+{
+	uint64_t key = ((uint64_t)off << 1 | is_file) + 1;
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & m->mask;
+	const unsigned char *p;
+	uint32_t len;
+	int err;
+
+	if (!off) {
+		*out = 0; /* "" */
+		return 0;
+	}
+	for (; m->keys[i]; i = (i + 1) & m->mask) {
+		if (m->keys[i] == key) {
+			*out = m->values[i];
+			return 0;
+		}
+	}
+	p = src->strings.pool + off;
+	len = le32(p);
+	err = is_file ? intern_file_n(dst, (const char *)p + 4, len, out)
+		      : intern_n(dst, (const char *)p + 4, len, out);
+	if (!err) {
+		m->keys[i] = key;
+		m->values[i] = *out;
+	}
+	return err;
+}
+
+int builder_append(struct lidia_builder *dst, const struct lidia_builder *src)
+{
+	struct string_map m = { 0 };
+	size_t slots = 64;
+	int err = 0;
+
+	if (dst->finalized || src->finalized)
+		return LIDIA_E_STATE;
+	if (dst->nranges + src->nranges >= UINT32_MAX || dst->nlines + src->nlines >= UINT32_MAX)
+		return LIDIA_E_TOO_BIG;
+	while (slots < 4 * src->strings.count + 4) /* a string is a func and a file at most */
+		slots *= 2;
+	m.keys = calloc(slots, sizeof(*m.keys));
+	m.values = malloc(slots * sizeof(*m.values));
+	m.mask = slots - 1;
+	if (!m.keys || !m.values ||
+	    (err = LIDIA_GROW(dst->ranges, dst->nranges + src->nranges, dst->cap_ranges)) ||
+	    (src->nlines &&
+	     (err = LIDIA_GROW(dst->lines, dst->nlines + src->nlines, dst->cap_lines))))
+		goto out;
+	/* Range by range, so that dst interns the strings in the order adding them would. */
+	for (size_t k = 0; k < src->nranges && !err; k++) {
+		const struct brange *r = &src->ranges[k];
+		struct brange *br = &dst->ranges[dst->nranges];
+
+		*br = *r;
+		br->seq = (uint32_t)dst->nranges;
+		br->line_idx = r->line_count ? (uint32_t)dst->nlines : 0;
+		if ((err = map_string(dst, src, &m, r->func, false, &br->func)) ||
+		    (err = map_string(dst, src, &m, r->file, true, &br->file)) ||
+		    (err = map_string(dst, src, &m, r->call_file, true, &br->call_file)))
+			break;
+		memcpy(dst->lines + dst->nlines, src->lines + r->line_idx,
+		       r->line_count * sizeof(*src->lines));
+		dst->nlines += r->line_count;
+		dst->nranges++;
+	}
+out:
+	if (!err && (!m.keys || !m.values))
+		err = -ENOMEM;
+	free(m.keys);
+	free(m.values);
+	return err;
 }
 
 int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes)

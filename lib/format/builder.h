@@ -14,4 +14,14 @@ void builder_truncate(struct lidia_builder *b, size_t nranges);
 /* Make room for n more ranges and string bytes at once (an estimate: it may still grow). */
 int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes);
 
+/*
+ * Add src's ranges to dst after dst's own, in src's order, as if each had
+ * been given to lidia_builder_add() on dst: the same strings interned in the
+ * same order, dst's prefix rules applied to the file names. So ranges made
+ * on other threads, each into a builder of its own, join dst with the bytes
+ * that adding them there would have given. src (without prefix rules) is
+ * left as it was.
+ */
+int builder_append(struct lidia_builder *dst, const struct lidia_builder *src);
+
 #endif
