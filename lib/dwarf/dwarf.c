@@ -21,6 +21,7 @@
 #include <elfutils/libdw.h>
 
 #include "debug_sections.h"
+#include "dwarf_crew.h"
 #include "dwarf_extract.h"
 #include "dwarf_walk.h"
 #include "frames.h"
@@ -28,70 +29,10 @@
 #include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "scan_chunks.h"
 #include "unit_chunks.h"
-#include "unit_scan.h"
 
-/* ---- First pass: subprogram ranges -------------------------------------------- */
-
-static int add_subprog(struct dw *w, Dwarf_Die *die, uint32_t unit)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	int err;
-
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (!code_range(lo, hi))
-			continue;
-		if ((err = LIDIA_GROW(w->subs, w->nsubs + 1, w->cap_subs)))
-			return err;
-		w->subs[w->nsubs++] =
-			(struct subprog){ .lo = lo, .hi = hi, .die = *die, .unit = unit };
-	}
-	return 0;
-}
-
-/*
- * Subprograms at any depth: under namespaces and classes (C++), and nested
- * in other subprograms (GCC's nested functions); not inside inlined code.
- */
-static int scan_dies(struct dw *w, Dwarf_Die *parent, uint32_t unit, int level, bool in_func)
-{
-	Dwarf_Die child;
-	int err = 0, r;
-
-	if (level > 64 || dwarf_child(parent, &child) != 0)
-		return 0;
-	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_subprogram:
-			if ((err = add_subprog(w, &child, unit)))
-				return err;
-			err = scan_dies(w, &child, unit, level + 1, true);
-			break;
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-			/*
-			 * Compilers put code in classes only inside functions (a lambda's
-			 * closure type); at namespace level a class holds declarations,
-			 * and walking every one of them is a tenth of the time in C++.
-			 */
-			if (in_func)
-				err = scan_dies(w, &child, unit, level + 1, in_func);
-			break;
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_lexical_block:
-			err = scan_dies(w, &child, unit, level + 1, in_func);
-			break;
-		default:
-			break;
-		}
-		if (err)
-			return err;
-	} while ((r = dwarf_siblingof(&child, &child)) == 0);
-	return 0;
-}
+/* ---- Between the passes: one function per address ------------------------------ */
 
 static int cmp_subprog(const void *pa, const void *pb)
 {
@@ -211,46 +152,14 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 	return dw;
 }
 
-/* What the second pass needs of a unit: its comp_dir, line program and address size. */
-static void read_unit(struct unit *un)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word off;
-	Dwarf_Die cu;
-	uint8_t offset_size;
-
-	un->comp_dir = dwarf_attr(&un->die, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
-	un->has_lines =
-		dwarf_attr(&un->die, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off);
-	un->line_offset = un->has_lines ? off : 0;
-	if (!dwarf_diecu(&un->die, &cu, &un->address_size, &offset_size))
-		un->address_size = 0; /* our decoder refuses it: libdw's lines */
-}
-
 /*
- * A partial unit with no code, read without libdw (unit_scan.c): un takes
- * its line program and comp_dir, and nothing more of it is read. False: the
- * unit is libdw's to walk (it may have code, or the scan could not tell).
+ * The units to read, in w->units (a skeleton with the split unit it found):
+ * the first pass then reads each (subprog_scan.c).
  */
-static bool partial_without_code(struct dw *w, Dwarf_Die *cudie, struct unit *un)
-{
-	struct unit_facts f;
-	uint64_t offset = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
-
-	if (!unit_scan(&w->abbrevs, &w->secs, offset, &f) || f.code)
-		return false;
-	un->comp_dir = f.comp_dir;
-	un->has_lines = f.has_lines;
-	un->line_offset = f.line_offset;
-	un->address_size = (uint8_t)f.address_size;
-	return true;
-}
-
-/* First pass: every unit's subprogram ranges, and the units in w->units. */
-static int scan_units(struct dw *w, Dwarf *dw)
+static int list_units(struct dw *w, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
-	int err = 0;
+	int err;
 
 	for (;;) {
 		Dwarf_Die cudie, subdie;
@@ -258,7 +167,6 @@ static int scan_units(struct dw *w, Dwarf *dw)
 		uint8_t unit_type;
 		Dwarf_CU *next;
 		struct unit *un;
-		bool split;
 		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
 
 		if (r != 0)
@@ -273,20 +181,14 @@ static int scan_units(struct dw *w, Dwarf *dw)
 			return LIDIA_E_TOO_BIG;
 		if ((err = LIDIA_GROW(w->units, w->nunits + 1, w->cap_units)))
 			return err;
-		un = &w->units[w->nunits];
-		*un = (struct unit){ .die = cudie, .subs_first = w->nsubs, .group = NO_GROUP };
-		if (unit_type == DW_UT_partial && partial_without_code(w, &cudie, un)) {
-			w->units[w->nunits++].subs_end = w->nsubs;
-			continue;
-		}
-		read_unit(un);
-		/* A skeleton's code is described in its split unit (a .dwo), when found. */
-		split = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
-		w->split_units |= split;
-		err = scan_dies(w, split ? &subdie : &cudie, (uint32_t)w->nunits, 0, false);
-		w->units[w->nunits++].subs_end = w->nsubs;
-		if (err)
-			return err;
+		un = &w->units[w->nunits++];
+		*un = (struct unit){ .die = cudie, .group = NO_GROUP };
+		un->partial = unit_type == DW_UT_partial;
+		un->split =
+			unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
+		if (un->split)
+			un->split_die = subdie;
+		w->split_units |= un->split;
 	}
 }
 
@@ -296,7 +198,6 @@ static void dw_release(struct dw *w)
 	free(w->units);
 	free(w->subs);
 	line_groups_release(w);
-	abbrev_cache_release(&w->abbrevs);
 }
 
 int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
@@ -304,14 +205,21 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	struct dw w = { .x = x, .skip_go = x->st.go_functions > 0 };
 	struct line_rows *orphans = &x->orphans;
 	Dwarf *dw = begin(&w, e, alt);
+	struct crew crew;
 	int err;
 
 	if (!dw)
 		return 0; /* no DWARF here */
+	w.dw = dw;
 	frames_init(&w.fr, x->b, x->lines, x->files);
-	if (!(err = scan_units(&w, dw)) && !(err = resolve_overlaps(&w)) &&
-	    !(err = plan_groups(&w))) {
-		err = walk_all_units(&w, dw, alt);
+	if (!(err = list_units(&w, dw))) {
+		crew_open(&crew, &w, alt);
+		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
+		    !(err = plan_groups(&w)))
+			err = walk_all_units(&w, &crew);
+		crew_close(&crew);
+	}
+	if (!err) {
 		sort_rows(orphans->v, orphans->n);
 		x->st.inline_ranges += w.fr.inline_ranges;
 		x->st.line_rows += w.fr.line_rows;

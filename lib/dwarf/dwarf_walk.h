@@ -36,14 +36,17 @@ static inline bool code_range(uint64_t lo, uint64_t hi)
 	       hi - lo <= UINT32_MAX;
 }
 
-/* A unit kept by the first pass. */
+/* A unit listed for the first pass. */
 struct unit {
-	Dwarf_Die die;
+	Dwarf_Die die;		     /* as listed (dwarf.c's Dwarf) */
+	Dwarf_Die split_die;	     /* when split: its split unit's, in a .dwo's Dwarf */
 	const char *comp_dir;	     /* DW_AT_comp_dir (libdw's string); NULL: none */
 	uint64_t line_offset;	     /* DW_AT_stmt_list, when has_lines */
 	size_t subs_first, subs_end; /* its subprogram ranges: w->subs[subs_first, subs_end) */
 	uint32_t group;		     /* its line program's units: w->groups[group], or NO_GROUP */
 	uint8_t address_size;
+	bool partial;	/* a DW_TAG_partial_unit (dwz) */
+	bool split;	/* a skeleton whose split unit was found */
 	bool has_lines; /* it names a line program */
 	bool has_code;	/* one of its subprogram ranges was kept */
 };
@@ -79,7 +82,7 @@ struct member {
 /* A subprogram range found in the first pass. */
 struct subprog {
 	uint64_t lo, hi;
-	Dwarf_Die die;
+	Dwarf_Off off; /* its DIE's, in its unit's Dwarf (split_die's when split) */
 	uint32_t unit; /* index of its unit, in unit order */
 	bool kept;
 };
@@ -105,7 +108,7 @@ struct dw {
 	struct member *members;
 	/* The sections our own readers read (line_table.c, unit_scan.c). */
 	struct dwarf_sections secs;
-	struct abbrev_cache abbrevs; /* unit_scan's, in the first pass */
+	Dwarf *dw; /* what listed the units */
 
 	/* ---- The walker's own: where its frames, orphans and counts go. */
 	struct extract_ctx *x;
@@ -147,6 +150,20 @@ struct dw {
 /* A worker's copy starts its own fields zeroed from here on. */
 #define walker_fields(w) ((char *)&(w)->x)
 #define walker_fields_size (sizeof(struct dw) - offsetof(struct dw, x))
+
+/* The first pass over a run of units (subprog_scan.c), on one thread. */
+struct scanner {
+	struct dw *w;
+	Dwarf *own_dw; /* NULL: the units are read through w->dw */
+	struct abbrev_cache abbrevs;
+	struct subprog *subs; /* found, in unit order; units' subs_first/end index it */
+	size_t nsubs, cap_subs;
+};
+
+/* Units [first, end): their facts, and their subprogram ranges added to s->subs. */
+int scan_units(struct scanner *s, uint32_t first, uint32_t end);
+
+void scanner_release(struct scanner *s);
 
 /*
  * The second pass over units [first, end) (unit_walk.c): each kept

@@ -18,14 +18,12 @@
 #include <stdatomic.h>
 
 #include "builder.h"
+#include "dwarf_crew.h"
 #include "internal.h"
 #include "line_groups.h"
 #include "name_blocks.h"
 #include "unit_chunks.h"
 
-/* Chunks per thread: enough that the threads finish together, few enough to cost nothing. */
-#define CHUNKS_PER_THREAD 16
-#define MAX_THREADS 64
 #define NOT_WALKING SIZE_MAX
 
 enum chunk_state { CHUNK_TODO, CHUNK_DONE, CHUNK_CUT };
@@ -40,11 +38,10 @@ struct chunk {
 
 struct run;
 
-/* A thread's walker, with the Dwarf it reads through (NULL: the first pass's). */
+/* A thread's walker. */
 struct worker {
 	struct run *run;
 	struct dw w;
-	Dwarf *dw, *alt;
 	pthread_t tid;
 	size_t current; /* the chunk being walked, or NOT_WALKING */
 	bool took;	/* the calling thread's last try took a chunk */
@@ -99,7 +96,7 @@ static int32_t *group_gaps(const struct dw *w)
 }
 
 /* r's chunks: runs of about equal work, cut only where no group spans the gap. */
-static int plan_chunks(struct run *r, const struct dw *w, unsigned threads)
+static int plan_chunks(struct run *r, const struct dw *w, size_t chunks)
 {
 	int32_t *open = group_gaps(w);
 	uint64_t total = 0, target, work = 0;
@@ -113,7 +110,7 @@ static int plan_chunks(struct run *r, const struct dw *w, unsigned threads)
 	}
 	for (uint32_t u = 0; u < w->nunits; u++)
 		total += unit_work(w, u);
-	target = total / ((uint64_t)threads * CHUNKS_PER_THREAD) + 1;
+	target = total / chunks + 1;
 	for (uint32_t u = 0; u < w->nunits; u++) {
 		depth += open[u];
 		work += unit_work(w, u);
@@ -263,7 +260,7 @@ static void *worker_main(void *arg)
 }
 
 /* A walker whose own fields start empty, reading through dw (NULL: the first pass's Dwarf). */
-static void worker_init(struct worker *wk, struct run *r, Dwarf *dw, Dwarf *alt)
+static void worker_init(struct worker *wk, struct run *r, Dwarf *dw)
 {
 	const struct extract_ctx *x = r->main->x;
 
@@ -273,8 +270,6 @@ static void worker_init(struct worker *wk, struct run *r, Dwarf *dw, Dwarf *alt)
 	wk->w.own_dw = dw;
 	frames_init(&wk->w.fr, NULL, x->lines, x->files);
 	wk->run = r;
-	wk->dw = dw;
-	wk->alt = alt;
 	wk->current = NOT_WALKING;
 }
 
@@ -282,50 +277,16 @@ static void worker_release(struct worker *wk)
 {
 	walk_release(&wk->w);
 	lines_release_spares(&wk->w);
-	if (wk->dw)
-		dwarf_end(wk->dw);
-	if (wk->alt)
-		dwarf_end(wk->alt);
 }
 
-/*
- * A Dwarf of the thread's own over the same images, made here on the calling
- * thread (libelf is not to be entered by two at once); NULL when it cannot
- * read the units the first pass found (a section libdw inflated in the image
- * it cannot inflate again, say), and this thread is not started.
- */
-static Dwarf *own_dwarf(const struct dw *w, Dwarf *dw, Dwarf *alt, Dwarf **own_alt)
+static void start_workers(struct run *r, const struct crew *crew)
 {
-	Dwarf *mine = dwarf_begin_elf(dwarf_getelf(dw), DWARF_C_READ, NULL);
-	Dwarf_Die first, last;
-
-	*own_alt = NULL;
-	if (!mine)
-		return NULL;
-	if (alt && (*own_alt = dwarf_begin_elf(dwarf_getelf(alt), DWARF_C_READ, NULL)))
-		dwarf_setalt(mine, *own_alt);
-	if ((alt && !*own_alt) || !dwarf_offdie(mine, dwarf_dieoffset(&w->units[0].die), &first) ||
-	    !dwarf_offdie(mine, dwarf_dieoffset(&w->units[w->nunits - 1].die), &last)) {
-		dwarf_end(mine);
-		if (*own_alt)
-			dwarf_end(*own_alt);
-		*own_alt = NULL;
-		return NULL;
-	}
-	return mine;
-}
-
-static void start_workers(struct run *r, Dwarf *dw, Dwarf *alt, unsigned threads)
-{
-	worker_init(&r->workers[0], r, NULL, NULL);
+	worker_init(&r->workers[0], r, NULL);
 	r->nworkers = 1;
-	while (r->nworkers < threads && r->nworkers < r->nchunks) {
+	while (r->nworkers < crew->n && r->nworkers < r->nchunks) {
 		struct worker *wk = &r->workers[r->nworkers];
-		Dwarf *own_alt, *own = own_dwarf(r->main, dw, alt, &own_alt);
 
-		if (!own)
-			break;
-		worker_init(wk, r, own, own_alt);
+		worker_init(wk, r, crew->dw[r->nworkers]);
 		if (pthread_create(&wk->tid, NULL, worker_main, wk)) {
 			worker_release(wk);
 			break;
@@ -381,7 +342,7 @@ static int finish_alone(struct run *r, size_t joined, int err)
 {
 	struct worker redo;
 
-	worker_init(&redo, r, NULL, NULL);
+	worker_init(&redo, r, NULL);
 	for (; joined < r->nchunks && !err; joined++) {
 		struct chunk *c = &r->chunks[joined];
 
@@ -396,12 +357,12 @@ static int finish_alone(struct run *r, size_t joined, int err)
 	return err;
 }
 
-static int walk_threads(struct dw *w, Dwarf *dw, Dwarf *alt, unsigned threads)
+static int walk_threads(struct dw *w, const struct crew *crew)
 {
-	struct worker workers[MAX_THREADS];
+	struct worker workers[CREW_MAX];
 	struct run r = { .main = w, .workers = workers };
 	size_t joined;
-	int err = plan_chunks(&r, w, threads);
+	int err = plan_chunks(&r, w, crew_chunks(crew, w->nunits));
 
 	if (err)
 		return err;
@@ -409,7 +370,7 @@ static int walk_threads(struct dw *w, Dwarf *dw, Dwarf *alt, unsigned threads)
 	atomic_init(&r.stop, false);
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.changed, NULL);
-	start_workers(&r, dw, alt, threads);
+	start_workers(&r, crew);
 	w->threads_used = r.nworkers;
 	w->chunks = r.nchunks;
 	joined = join_in_order(&r, &err);
@@ -427,15 +388,7 @@ static int walk_threads(struct dw *w, Dwarf *dw, Dwarf *alt, unsigned threads)
 	return err;
 }
 
-int walk_all_units(struct dw *w, Dwarf *dw, Dwarf *alt)
+int walk_all_units(struct dw *w, const struct crew *crew)
 {
-	unsigned threads = w->x->threads < MAX_THREADS ? w->x->threads : MAX_THREADS;
-
-	/*
-	 * Split units are read from their .dwo files by the first pass's Dwarf
-	 * alone; a few units are not worth a thread.
-	 */
-	if (threads <= 1 || w->split_units || w->nunits < 2 * threads)
-		return walk_units(w, 0, w->nunits);
-	return walk_threads(w, dw, alt, threads);
+	return crew->n > 1 ? walk_threads(w, crew) : walk_units(w, 0, w->nunits);
 }

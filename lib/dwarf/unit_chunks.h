@@ -4,16 +4,15 @@
 
 #include <elfutils/libdw.h>
 
+#include "dwarf_crew.h"
 #include "dwarf_walk.h"
 
 /*
- * The second pass over all of w's units (unit_walk.c), on up to
- * w->x->threads threads, the calling one among them: the same ranges,
- * orphan rows, covered intervals and counts reach w->x, in the same order,
- * as walk_units(w, 0, w->nunits) gives them on one thread. dw is the Dwarf
- * the first pass read, alt its dwz file (may be NULL): each other thread
- * reads the same images through Dwarfs of its own.
+ * The second pass over all of w's units (unit_walk.c), on crew's threads,
+ * the calling one among them: the same ranges, orphan rows, covered
+ * intervals and counts reach w->x, in the same order, as
+ * walk_units(w, 0, w->nunits) gives them on one thread.
  */
-int walk_all_units(struct dw *w, Dwarf *dw, Dwarf *alt);
+int walk_all_units(struct dw *w, const struct crew *crew);
 
 #endif

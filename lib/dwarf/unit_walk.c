@@ -350,14 +350,23 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 	return frames_end(&w->fr, hi);
 }
 
-/* A DIE the first pass found, as this walker's Dwarf reads it. */
-static bool walker_die(const struct dw *w, Dwarf_Die *found, Dwarf_Die *out)
+/* Unit un's DIE, as this walker's Dwarf reads it. */
+static bool unit_die(const struct dw *w, const struct unit *un, Dwarf_Die *out)
 {
 	if (!w->own_dw) {
-		*out = *found;
+		*out = un->die;
 		return true;
 	}
-	return dwarf_offdie(w->own_dw, dwarf_dieoffset(found), out) != NULL;
+	return dwarf_offdie(w->own_dw, dwarf_dieoffset((Dwarf_Die *)&un->die), out) != NULL;
+}
+
+/* Subprogram s's DIE, as this walker's Dwarf reads it (a split unit's: its .dwo's). */
+static bool subprog_die(const struct dw *w, const struct subprog *s, Dwarf_Die *out)
+{
+	const struct unit *un = &w->units[s->unit];
+	Dwarf *dw = un->split ? dwarf_cu_getdwarf(un->split_die.cu) : w->own_dw ? w->own_dw : w->dw;
+
+	return dwarf_offdie(dw, s->off, out) != NULL;
 }
 
 static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_Files *files)
@@ -367,7 +376,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	Dwarf_Die die;
 	int err = 0;
 
-	if (!walker_die(w, &first->die, &die))
+	if (!subprog_die(w, first, &die))
 		return LIDIA_E_ELF; /* read once already: cannot happen */
 
 	w->nnodes = w->nivs = 0;
@@ -543,7 +552,7 @@ static int walk_unit(struct dw *w, uint32_t u)
 	size_t nfiles;
 	int err;
 
-	if (!walker_die(w, &un->die, &cudie))
+	if (!unit_die(w, un, &cudie))
 		return LIDIA_E_ELF; /* read once already: cannot happen */
 	set_unit(w, un);
 	if ((err = open_lines(w, u, &cudie, &own))) {
@@ -556,7 +565,7 @@ static int walk_unit(struct dw *w, uint32_t u)
 		/* The ranges of one subprogram DIE are consecutive. */
 		size_t j = k + 1;
 
-		while (j < un->subs_end && w->subs[j].die.addr == w->subs[k].die.addr)
+		while (j < un->subs_end && w->subs[j].off == w->subs[k].off)
 			j++;
 		if (any_kept(&w->subs[k], j - k))
 			err = do_subprog(w, &w->subs[k], j - k, files);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Extract: DWARF, the Dwarfs the threads of one extraction read through; see the header. */
+#include "dwarf_crew.h"
+#include "internal.h"
+
+/* Chunks per thread: enough that the threads finish together, few enough to cost nothing. */
+#define CHUNKS_PER_THREAD 16
+
+/*
+ * A Dwarf of the thread's own over the same images, made on the calling
+ * thread (libelf is not to be entered by two at once); NULL when it cannot
+ * read the units listed (a section libdw inflated in the image that it
+ * cannot inflate again, say).
+ */
+static Dwarf *own_dwarf(const struct dw *w, Dwarf *alt, Dwarf **own_alt)
+{
+	Dwarf *mine = dwarf_begin_elf(dwarf_getelf(w->dw), DWARF_C_READ, NULL);
+	Dwarf_Die first, last;
+
+	*own_alt = NULL;
+	if (!mine)
+		return NULL;
+	if (alt && (*own_alt = dwarf_begin_elf(dwarf_getelf(alt), DWARF_C_READ, NULL)))
+		dwarf_setalt(mine, *own_alt);
+	if ((alt && !*own_alt) || !dwarf_offdie(mine, dwarf_dieoffset(&w->units[0].die), &first) ||
+	    !dwarf_offdie(mine, dwarf_dieoffset(&w->units[w->nunits - 1].die), &last)) {
+		dwarf_end(mine);
+		if (*own_alt)
+			dwarf_end(*own_alt);
+		*own_alt = NULL;
+		return NULL;
+	}
+	return mine;
+}
+
+void crew_open(struct crew *c, const struct dw *w, Dwarf *alt)
+{
+	size_t threads = w->x->threads < CREW_MAX ? w->x->threads : CREW_MAX;
+
+	memset(c, 0, sizeof(*c));
+	c->n = 1;
+	if (threads <= 1 || w->split_units || w->nunits < 2 * threads)
+		return;
+	while (c->n < threads && (c->dw[c->n] = own_dwarf(w, alt, &c->alt[c->n])))
+		c->n++;
+}
+
+void crew_close(struct crew *c)
+{
+	for (size_t i = 1; i < c->n; i++) {
+		dwarf_end(c->dw[i]);
+		if (c->alt[i])
+			dwarf_end(c->alt[i]);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+size_t crew_chunks(const struct crew *c, size_t n)
+{
+	size_t want = c->n * CHUNKS_PER_THREAD;
+
+	return want < n ? want : n;
+}

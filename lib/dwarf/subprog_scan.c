@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Extract: DWARF, the first pass over a run of units (see dwarf.c): each
+ * unit's comp_dir and line program, and its subprograms' address ranges.
+ *
+ * A scanner scans one run at a time, on one thread, reading the units
+ * dwarf.c listed through the Dwarf that listed them, or through one of its
+ * own (s->own_dw: unit_chunks.c's threads); the subprograms are kept by the
+ * offset of their DIE, which reads the same in either.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "dwarf_walk.h"
+#include "internal.h"
+#include "unit_scan.h"
+
+static int add_subprog(struct scanner *s, Dwarf_Die *die, uint32_t unit)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (!code_range(lo, hi))
+			continue;
+		if ((err = LIDIA_GROW(s->subs, s->nsubs + 1, s->cap_subs)))
+			return err;
+		s->subs[s->nsubs++] = (struct subprog){
+			.lo = lo, .hi = hi, .off = dwarf_dieoffset(die), .unit = unit
+		};
+	}
+	return 0;
+}
+
+/*
+ * Subprograms at any depth: under namespaces and classes (C++), and nested
+ * in other subprograms (GCC's nested functions); not inside inlined code.
+ */
+static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int level, bool in_func)
+{
+	Dwarf_Die child;
+	int err = 0, r;
+
+	if (level > 64 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			if ((err = add_subprog(s, &child, unit)))
+				return err;
+			err = scan_dies(s, &child, unit, level + 1, true);
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			/*
+			 * Compilers put code in classes only inside functions (a lambda's
+			 * closure type); at namespace level a class holds declarations,
+			 * and walking every one of them is a tenth of the time in C++.
+			 */
+			if (in_func)
+				err = scan_dies(s, &child, unit, level + 1, in_func);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_lexical_block:
+			err = scan_dies(s, &child, unit, level + 1, in_func);
+			break;
+		default:
+			break;
+		}
+		if (err)
+			return err;
+	} while ((r = dwarf_siblingof(&child, &child)) == 0);
+	return 0;
+}
+
+/* What the second pass needs of a unit: its comp_dir, line program and address size. */
+static void read_unit(struct unit *un, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	Dwarf_Die cu;
+	uint8_t offset_size;
+
+	un->comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+	un->has_lines = dwarf_attr(cudie, DW_AT_stmt_list, &attr) && !dwarf_formudata(&attr, &off);
+	un->line_offset = un->has_lines ? off : 0;
+	if (!dwarf_diecu(cudie, &cu, &un->address_size, &offset_size))
+		un->address_size = 0; /* our decoder refuses it: libdw's lines */
+}
+
+/*
+ * A partial unit with no code, read without libdw (unit_scan.c): un takes
+ * its line program and comp_dir, and nothing more of it is read. False: the
+ * unit is libdw's to walk (it may have code, or the scan could not tell).
+ */
+static bool partial_without_code(struct scanner *s, struct unit *un)
+{
+	struct unit_facts f;
+	uint64_t offset = dwarf_dieoffset(&un->die) - dwarf_cuoffset(&un->die);
+
+	if (!unit_scan(&s->abbrevs, &s->w->secs, offset, &f) || f.code)
+		return false;
+	un->comp_dir = f.comp_dir;
+	un->has_lines = f.has_lines;
+	un->line_offset = f.line_offset;
+	un->address_size = (uint8_t)f.address_size;
+	return true;
+}
+
+/* Unit u: its facts, and its subprogram ranges at the end of s->subs. */
+static int scan_unit(struct scanner *s, uint32_t u)
+{
+	struct unit *un = &s->w->units[u];
+	Dwarf_Die cudie = un->die;
+	int err = 0;
+
+	un->subs_first = s->nsubs;
+	if (un->partial && partial_without_code(s, un)) {
+		un->subs_end = s->nsubs;
+		return 0;
+	}
+	if (s->own_dw && !dwarf_offdie(s->own_dw, dwarf_dieoffset(&un->die), &cudie))
+		return LIDIA_E_ELF; /* listed already: cannot happen */
+	read_unit(un, &cudie);
+	/* A skeleton's code is described in its split unit (a .dwo), when found. */
+	err = scan_dies(s, un->split ? &un->split_die : &cudie, u, 0, false);
+	un->subs_end = s->nsubs;
+	return err;
+}
+
+int scan_units(struct scanner *s, uint32_t first, uint32_t end)
+{
+	int err = 0;
+
+	for (uint32_t u = first; u < end && !err; u++)
+		err = scan_unit(s, u);
+	return err;
+}
+
+void scanner_release(struct scanner *s)
+{
+	free(s->subs);
+	abbrev_cache_release(&s->abbrevs);
+	memset(s, 0, sizeof(*s));
+}
