@@ -19,10 +19,13 @@
 # DWARF packages (.dwp): split DWARF (-gsplit-dwarf) with its .dwo files is
 # read through the skeleton units (llvm-symbolizer agrees); with its .dwo files
 # gone and only prog.dwp beside it (dwp for DWARF 4, llvm-dwp-16 for DWARF 5),
-# the package is not read (libdw cannot: lib/input/dwp.h): a warning names it
-# and what is kept, the file has line rows and no inline frames, and the
-# innermost file and line of every address agree with llvm-symbolizer, which
-# reads the package.
+# the package is read (cut into .dwo files in a private directory that libdw
+# reads: lib/input/dwp_unpack.h): no warning, the same bytes as from the .dwo
+# files, inline chains and every frame's file:line agree with
+# llvm-symbolizer (which reads the package), and nothing is left in TMPDIR.
+# A package that is damaged, or whose skeleton names its .dwo "../../a.dwo",
+# is not read: a warning names it, line rows are kept, nothing is written
+# outside the private directory.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -203,27 +206,57 @@ split_variant() { # DWARF-VERSION DWP-TOOL
 		"$PYTHON" "$ORACLE" compare --label "split DWARF $v (.dwo files)" --lidiagen "$LIDIAGEN" \
 			--lidia "$LIDIA_OUT" --code prog --want-inlines 1 --llvm "$LLVM_SYMBOLIZER" --llvm-obj prog
 	fi
-	mkdir -p "$d/moved" && mv "$d"/*.dwo "$d/moved/"
-	conv "$d/o-dwp" prog
+	dwo_out=$LIDIA_OUT
+	mkdir -p "$d/moved" "$d/tmp" && mv "$d"/*.dwo "$d/moved/"
+	TMPDIR=$d/tmp conv "$d/o-dwp" prog
 	out=$LIDIA_OUT
-	want="prog: DWARF package 'prog.dwp' is not read: 1 of 1 split units have symbols and line tables, no inline frames"
-	if [ "$RC" -eq 0 ] && grep -qF "$want" "$d/o-dwp.err" && [ "$(rows "$out")" -gt 0 ] 2>/dev/null &&
-		"$LIDIAGEN" info "$out" | grep -q ' 0 inline ranges'; then
-		ok "split DWARF $v, prog.dwp only: a warning names it; line rows, no inline frames"
-		innermost "split DWARF $v, prog.dwp only (llvm-symbolizer reads it)" "$out" prog
+	if [ "$RC" -eq 0 ] && grep -q ' 0 warnings; 0 failed$' "$d/o-dwp.err" && [ -n "$out" ] &&
+		cmp -s "$out" "$dwo_out" && [ -z "$(ls -A "$d/tmp")" ]; then
+		ok "split DWARF $v, prog.dwp only: read, no warning, the bytes the .dwo files give, TMPDIR left empty"
+		"$PYTHON" "$ORACLE" compare --label "split DWARF $v (prog.dwp only)" --lidiagen "$LIDIAGEN" \
+			--lidia "$out" --code prog --want-inlines 1 --llvm "$LLVM_SYMBOLIZER" --llvm-obj prog
 	else
-		not_ok "split DWARF $v, prog.dwp only: a warning names it; line rows, no inline frames" \
-			"want: $want" "exit $RC, stderr:" "$(cat "$d/o-dwp.err")" \
-			"$("$LIDIAGEN" info "$out" 2>&1 | grep content)"
+		not_ok "split DWARF $v, prog.dwp only: read, no warning, the bytes the .dwo files give, TMPDIR left empty" \
+			"exit $RC, stderr:" "$(cat "$d/o-dwp.err")" "left in TMPDIR: $(ls -A "$d/tmp")"
+	fi
+	# A damaged package, then a skeleton naming its .dwo out of the directory.
+	cp prog.dwp prog.dwp.good
+	head -c 3000 prog.dwp.good >prog.dwp
+	unread "split DWARF $v, a truncated prog.dwp" "$d/o-cut" prog
+	cp prog.dwp.good prog.dwp
+	"$PYTHON" - prog prog.evil <<'EOF2'
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"dw_main.dwo\0") == 1, "one dwo_name"
+open(sys.argv[2], "wb").write(b.replace(b"dw_main.dwo\0", b"../../a.dwo\0"))
+EOF2
+	cp prog.dwp prog.evil.dwp
+	unread "split DWARF $v, a skeleton naming '../../a.dwo'" "$d/o-evil" prog.evil
+	if [ -e "$d/../a.dwo" ] || [ -e "$w/../a.dwo" ] || [ -e "$d/a.dwo" ]; then
+		not_ok "split DWARF $v: nothing written outside the private directory" "$(ls "$d/.." "$w/..")"
 	fi
 	mv prog.dwp prog.dwp.away
 	conv "$d/o-none" prog
-	if [ "$RC" -eq 0 ] && grep -q ' 0 warnings; 0 failed$' "$d/o-none.err" && cmp -s "$out" "$LIDIA_OUT"; then
-		ok "split DWARF $v, neither .dwo nor .dwp: no warning, the same file"
+	if [ "$RC" -eq 0 ] && grep -q ' 0 warnings; 0 failed$' "$d/o-none.err" && [ -n "$LIDIA_OUT" ] &&
+		"$LIDIAGEN" info "$LIDIA_OUT" | grep -q ' 0 inline ranges'; then
+		ok "split DWARF $v, neither .dwo nor .dwp: no warning, no inline frames"
+		innermost "split DWARF $v, neither .dwo nor .dwp (the line rows)" "$LIDIA_OUT" prog
 	else
-		not_ok "split DWARF $v, neither .dwo nor .dwp: no warning, the same file" "$(cat "$d/o-none.err")"
+		not_ok "split DWARF $v, neither .dwo nor .dwp: no warning, no inline frames" "$(cat "$d/o-none.err")"
 	fi
 	cd "$w" || exit 0
+}
+# unread LABEL OUT BINARY: BINARY.dwp is not read: a warning names it, line rows kept, TMPDIR left empty.
+unread() {
+	local label=$1 out=$2 bin=$3 tmp=$d/tmp
+	TMPDIR=$tmp conv "$out" "$bin"
+	if [ "$RC" -eq 0 ] && grep -qF "$bin: DWARF package '$bin.dwp' is not read" "$out.err" &&
+		[ "$(rows "$LIDIA_OUT")" -gt 0 ] 2>/dev/null && [ -z "$(ls -A "$tmp")" ]; then
+		ok "$label: not read, a warning names it; line rows kept, TMPDIR left empty"
+	else
+		not_ok "$label: not read, a warning names it; line rows kept, TMPDIR left empty" \
+			"exit $RC, stderr:" "$(cat "$out.err")" "left in TMPDIR: $(ls -A "$tmp")"
+	fi
 }
 split_variant 4 dwp
 split_variant 5 llvm-dwp-16

@@ -6,6 +6,7 @@
 #include "debug_sections.h"
 #include "dwarf_extract.h"
 #include "dwp.h"
+#include "dwp_unpack.h"
 #include "elf_mem.h"
 #include "functions.h"
 #include "go_extract.h"
@@ -90,9 +91,11 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
 	unsigned threads = OPTS_GET(opts, threads, 0);
 	int (*guard)(void (*)(void *), void *) = OPTS_GET(opts, thread_guard, NULL);
+	struct dwp_unpacked *unpacked = NULL;
+	const struct lidia_elf *img;
 	Dwarf *alt_dw = NULL;
 	char dwp[PATH_MAX];
-	int err;
+	int err = 0;
 
 	if (!e)
 		return 0;
@@ -113,10 +116,24 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 			alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf,
 						 DWARF_C_READ, NULL);
 	}
-	/* A package is a declared input too (Bazel's :app.dwp): looked for even with no search. */
-	if (dwp_beside(elfs, n, dwp, sizeof(dwp)))
-		dwp_warn_unread(inflated ? inflated : e, dwp);
-	err = extract_dwarf(x, inflated ? inflated : e, alt_dw);
+	img = inflated ? inflated : e;
+	/*
+	 * A package is a declared input too (Bazel's :app.dwp): looked for even
+	 * with no search, and read as the .dwo files it was made of.
+	 */
+	if (dwp_beside(elfs, n, dwp, sizeof(dwp))) {
+		int r = dwp_unpack(img, dwp, &unpacked);
+
+		if (r < 0)
+			lidia_log(LIDIA_LOG_WARN, "%s: DWARF package '%s' cannot be unpacked: %s",
+				  img->name, dwp, lidia_strerror(r));
+		if (r > 0)
+			img = dwp_unpacked_image(unpacked);
+		else
+			dwp_warn_unread(img, dwp);
+	}
+	err = extract_dwarf(x, img, alt_dw);
+	dwp_unpacked_close(unpacked);
 	if (alt_dw)
 		dwarf_end(alt_dw);
 	lidia_elf_close(alt_inflated);

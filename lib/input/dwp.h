@@ -8,16 +8,14 @@
 #include "elf_image.h"
 
 /*
- * Identify: DWARF packages (.dwp), which are not read.
+ * Identify: DWARF packages (.dwp) beside the images.
  *
  * A .dwp holds the split units of a program's skeleton units (-gsplit-dwarf,
- * then dwp or llvm-dwp; Bazel's --fission). libdw finds a split unit only as
- * a .dwo file, by the name the skeleton gives, and reads packages only from
- * elfutils 0.191 on, and then only beside an image it opened from a file
- * descriptor; every image here is read from memory. Without its split unit a
- * skeleton gives its line table (file and line of the code, not of the
- * calls inlined into it) and the symbols name its functions: what a package
- * held is lost, so a package found beside the images is said to be unread.
+ * then dwp or llvm-dwp; Bazel's --fission). libdw 0.188 cannot read one, so
+ * dwp_unpack.c cuts it into the .dwo files libdw reads; when that fails,
+ * the skeletons give their line tables (file and line of the code, not of
+ * the calls inlined into it) and the symbols name their functions, and the
+ * package is said to be unread.
  */
 
 /*
@@ -30,7 +28,8 @@ bool dwp_beside(const struct lidia_elf *const *images, size_t n, char *path, siz
 /*
  * When the skeleton units of dwarf_image (the image whose DWARF is read)
  * lack split units that libdw finds, warn once that the package at dwp_path
- * is not read, with how many units and what is kept of them.
+ * is not read (it could not be unpacked), with how many units and what is
+ * kept of them.
  */
 void dwp_warn_unread(const struct lidia_elf *dwarf_image, const char *dwp_path);
 

@@ -36,8 +36,8 @@ libraries linked into it (--fission), found through the compile actions, are
 inputs of the action and lidiagen reads them through the skeleton units; a
 `:name.stripped` entry is converted together with the unstripped `:name`
 behind it (one file, the same build ID), and a `:name.dwp` entry gives
-`:name` with the .dwo files the .dwp was made from (lidiagen reads those; it
-cannot read a .dwp, and says so when a binary's .dwo files are missing).
+`:name` with the .dwo files the .dwp was made from (lidiagen reads those, or
+the .dwp itself when it lies beside the binary).
 """
 
 LidiaSymbolsInfo = provider(
