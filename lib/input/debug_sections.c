@@ -22,11 +22,21 @@
 #define MAX_RATIO 256
 #define MAX_INFLATED (4ull << 30)
 
-/* Location lists and macros: never read, so never copied or inflated. */
+/*
+ * Never read, so never copied or inflated: location lists and macros, the
+ * lookup tables (aranges, pubnames, names: the units are all read anyway)
+ * and call frames.
+ */
 static bool is_unread_name(const char *n)
 {
-	return !strncmp(n, ".debug_loc", 10) || !strncmp(n, ".debug_mac", 10) ||
-	       !strncmp(n, ".zdebug_loc", 11) || !strncmp(n, ".zdebug_mac", 11);
+	static const char *const unread[] = { "loc",	  "mac",     "aranges", "pubnames",
+					      "pubtypes", "gnu_pub", "names",	"frame" };
+
+	n += !strncmp(n, ".zdebug_", 8) ? 8 : !strncmp(n, ".debug_", 7) ? 7 : 0;
+	for (size_t i = 0; i < ARRAY_SIZE(unread); i++)
+		if (!strncmp(n, unread[i], strlen(unread[i])))
+			return true;
+	return false;
 }
 
 static bool is_debug_name(const char *n)
