@@ -36,6 +36,19 @@ static inline bool code_range(uint64_t lo, uint64_t hi)
 	       hi - lo <= UINT32_MAX;
 }
 
+/*
+ * The next of die's address ranges that can be code, from *off (0 at first;
+ * *base is dwarf_ranges()'s, kept between the calls); false: no more.
+ */
+static inline bool next_code_range(Dwarf_Die *die, ptrdiff_t *off, Dwarf_Addr *base, Dwarf_Addr *lo,
+				   Dwarf_Addr *hi)
+{
+	while ((*off = dwarf_ranges(die, *off, base, lo, hi)) > 0)
+		if (code_range(*lo, *hi))
+			return true;
+	return false;
+}
+
 /* A unit listed for the first pass. */
 struct unit {
 	Dwarf_Die die;		     /* as listed (dwarf.c's Dwarf) */

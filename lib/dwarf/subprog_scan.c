@@ -21,9 +21,7 @@ static int add_subprog(struct scanner *s, Dwarf_Die *die, uint32_t unit)
 	ptrdiff_t off = 0;
 	int err;
 
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (!code_range(lo, hi))
-			continue;
+	while (next_code_range(die, &off, &base, &lo, &hi)) {
 		if ((err = LIDIA_GROW(s->subs, s->nsubs + 1, s->cap_subs)))
 			return err;
 		s->subs[s->nsubs++] = (struct subprog){

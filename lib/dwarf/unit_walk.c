@@ -189,9 +189,7 @@ static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t dept
 	ptrdiff_t off = 0;
 	int err;
 
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (!code_range(lo, hi))
-			continue;
+	while (next_code_range(die, &off, &base, &lo, &hi)) {
 		if ((err = LIDIA_GROW(w->ivs, w->nivs + 1, w->cap_ivs)))
 			return err;
 		w->ivs[w->nivs++] = (struct node_iv){ lo, hi, node, depth };
