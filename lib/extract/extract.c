@@ -2,6 +2,7 @@
 /* Extract: everything known about one build's functions, from all its images, into a builder. */
 #include <limits.h>
 
+#include "builder.h"
 #include "debug_find.h"
 #include "debug_sections.h"
 #include "dwarf_extract.h"
@@ -258,6 +259,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		return LIDIA_E_INVAL;
 	if ((err = map_prefixes(b, opts)))
 		goto out;
+	builder_use_threads(b, x.threads);
 	all = calloc(n + 1, sizeof(*all));
 	if (!all) {
 		err = -ENOMEM;

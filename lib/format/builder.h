@@ -14,6 +14,9 @@ void builder_truncate(struct lidia_builder *b, size_t nranges);
 /* Make room for n more ranges and string bytes at once (an estimate: it may still grow). */
 int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes);
 
+/* Threads finalize may use (the extraction's: lidia_extract_opts.threads); 0 or 1: one. */
+void builder_use_threads(struct lidia_builder *b, unsigned threads);
+
 /*
  * Add src's ranges to dst after dst's own, in src's order, as if each had
  * been given to lidia_builder_add() on dst: the same strings interned in the
