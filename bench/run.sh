@@ -132,8 +132,7 @@ fi
 conv_args=()
 if [ -n "${BENCH_OPTS+set}" ]; then
 	read -r -a conv_args <<<"$BENCH_OPTS"
-elif "$LIDIAGEN" --help 2>&1 | grep -q -- --symbols-only ||
-	"$LIDIAGEN" convert --help 2>&1 | grep -q -- --symbols-only; then
+elif { "$LIDIAGEN" --help 2>&1; "$LIDIAGEN" convert --help 2>&1; } | grep -- --symbols-only >/dev/null; then
 	conv_args+=(--symbols-only)
 fi
 
@@ -277,7 +276,8 @@ echo
 echo "== lookups from one thread (target >= $(calc %.0f "$LOOKUP_TARGET / 1e6") M addresses/s)"
 # shellcheck disable=SC2046 # pkg-config's flags are meant to be split
 (cd "$root" && cc -O2 -std=c11 -D_GNU_SOURCE -I lib bench/lookup_bench.c "$LIB" \
-	$(pkg-config --libs libelf libdw) -lpthread -o "$tmp/lookup_bench") ||
+	$(pkg-config --libs libelf libdw libzstd liblzma libdeflate) -lpthread -ldl -lstdc++ \
+	-o "$tmp/lookup_bench") ||
 	die "cannot build bench/lookup_bench.c"
 for name in "${names[@]}"; do
 	rc=0
