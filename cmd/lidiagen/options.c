@@ -338,6 +338,10 @@ const struct opt_def convert_opts[] = {
 		 "https://HOST/BUCKET/KEY addresses (custom\n"
 		 "endpoints have them anyway)"),
 	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
+	ROW_STRING(0, "index", "INDEX", index, INPUTS,
+		   "the inputs and what they hold, from INDEX (lidiagen\n"
+		   "index), instead of PATH...: with --shard, only the\n"
+		   "inputs of the shard's build IDs are opened"),
 	ROW_BOOL(0, "follow-symlinks", follow_symlinks, INPUTS,
 		 "follow symbolic links found under directories"),
 	ROW_LIST("include", "GLOB", include, ninclude, 64, "patterns", INPUTS,
