@@ -89,7 +89,8 @@ struct group {
 	char sha[65];
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
-	char *warning;		/* a warning about it, printed before its message */
+	bool said;     /* its error follows from an input's, said already: printed with -v only */
+	char *warning; /* a warning about it, printed before its message */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 };

@@ -255,6 +255,8 @@ static int changed_input(struct batch *b, struct group *g)
 		if (p && b->state.inputs[p->input].changed) {
 			group_message(g, true, "%s: changed since the index; index it again",
 				      b->state.inputs[p->input].path);
+			g->said =
+				true; /* one line for the input (shard_inputs.c), not one a build ID */
 			return -ESTALE;
 		}
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "dwz_file.h"
 #include "guard.h"
 #include "index.h"
 #include "sha256.h"
@@ -153,35 +154,6 @@ static enum skip_reason type_reason(const char *path, const unsigned char *data,
 	return type == 1 /* ET_REL */ ? SKIP_NOT_LINKED : SKIP_NOT_PROGRAM;
 }
 
-/*
- * Whether an image that holds DWARF but is no debug file is a dwz
- * supplementary file: dwz -m writes one with no program headers, which no
- * binary lacks (e_phnum: at 44 in ELF32, 56 in ELF64; the header was checked).
- */
-static bool is_dwz(const char *path, const unsigned char *data, size_t size,
-		   const struct lidia_elf_info *info)
-{
-	unsigned char h[58];
-	size_t at;
-	int fd;
-
-	if (!info->has_dwarf || info->debug_file)
-		return false;
-	if (data && size >= sizeof(h)) {
-		memcpy(h, data, sizeof(h));
-	} else if (data || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		return false;
-	} else {
-		ssize_t n = pread(fd, h, sizeof(h), 0);
-
-		close(fd);
-		if (n != (ssize_t)sizeof(h))
-			return false;
-	}
-	at = h[4] == 2 ? 56 : 44; /* EI_CLASS 2: ELF64 */
-	return (h[5] == 2 ? h[at] << 8 | h[at + 1] : h[at + 1] << 8 | h[at]) == 0;
-}
-
 /* Record one ELF image found at path (a file, or a member of the input file). */
 static void add_part(struct batch *b, size_t input, const char *path, const char *member,
 		     void *data, size_t size)
@@ -205,7 +177,9 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	} else if (!lidia_store_build_id_valid(pr.key)) {
 		why = SKIP_SHORT_KEY;
 	}
-	dwz = !why && b->o->indexing && is_dwz(path, data, size, &pr.info);
+	/* The index says what a dwz file is, read or passed over (dwz writes it as ET_REL). */
+	dwz = b->o->indexing && (why == SKIP_NOT_LINKED || (!why && pr.info.has_dwarf)) &&
+	      dwz_file(path, data, size);
 
 	pthread_mutex_lock(&b->lock);
 	b->elves++;
@@ -215,7 +189,8 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 					.go = pr.info.go_build_id[0] != '\0' };
 
 		snprintf(k.key, sizeof(k.key), "%s", why == SKIP_SHORT_KEY ? pr.key : "");
-		state_add_skip(&b->state, input, path, why, k.key, k.go);
+		if (!state_add_skip(&b->state, input, path, why, k.key, k.go))
+			b->state.skips[b->state.nskips - 1].dwz = dwz;
 		say_skipped(b, &k);
 	} else if (!state_add_part(&b->state, input, path, member, pr.key, &pr.info, size)) {
 		b->state.parts[b->state.nparts - 1].dwz = dwz;

@@ -264,14 +264,14 @@ static int read_part(struct reading *r)
 
 static int read_skip(struct reading *r)
 {
-	static const char *const names[] = {
-		"input", "members", "skipped", "build_id", "go", NULL
-	};
+	static const char *const names[] = { "input", "members", "skipped", "build_id",
+					     "go",    "kind",	 NULL };
 	static const char *const reasons[] = { [SKIP_NO_KEY] = "no build ID",
 					       [SKIP_SHORT_KEY] = "too short",
 					       [SKIP_NOT_LINKED] = "not linked",
 					       [SKIP_NOT_PROGRAM] = "not a program" };
 	const char *why = get_str(r, "skipped"), *key = get_str(r, "build_id");
+	const char *kind = get_str(r, "kind");
 	struct state *s = &r->ix->st;
 	char path[4096];
 	int reason = SKIP_NO_KEY;
@@ -284,9 +284,12 @@ static int read_skip(struct reading *r)
 		return fail(r, "'skipped' is no reason lidiagen gives");
 	if (key && strlen(key) >= LIDIA_KEY_MAX)
 		return fail(r, "'build_id' too long");
+	if (kind && strcmp(kind, "dwz"))
+		return fail(r, "'kind' of an image passed over is dwz or none");
 	if (state_add_skip(s, (size_t)r->input, path, (enum skip_reason)reason, key ? key : "",
 			   get_bool(r, "go")))
 		return fail(r, "out of memory");
+	s->skips[s->nskips - 1].dwz = kind != NULL;
 	s->inputs[r->input].nskips++;
 	return 0;
 }

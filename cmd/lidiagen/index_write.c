@@ -104,6 +104,8 @@ static void write_skip(FILE *f, const char *input, const struct state_skip *k)
 		str(f, "build_id", k->key);
 	if (k->go)
 		flag(f, "go", true);
+	if (k->dwz)
+		str(f, "kind", "dwz");
 	fputs("}\n", f);
 }
 

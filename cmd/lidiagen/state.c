@@ -215,6 +215,7 @@ int state_copy_input(struct state *s, size_t idx, const struct state *from, size
 
 		if (state_add_skip(s, idx, sk->path, sk->reason, sk->key, sk->go))
 			return -ENOMEM;
+		s->skips[s->nskips - 1].dwz = sk->dwz;
 	}
 	/* Added in one go, under the caller's lock: they follow one another until sorted. */
 	s->inputs[idx].part0 = s->nparts - old->nparts;

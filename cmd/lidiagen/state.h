@@ -74,6 +74,7 @@ struct state_skip {
 	enum skip_reason reason;
 	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY: the build ID */
 	bool go;		 /* SKIP_NO_KEY: a Go binary */
+	bool dwz;		 /* SKIP_NOT_LINKED: a dwz supplementary file (dwz writes ET_REL) */
 };
 
 /* A hash index of strings held in an array: slot i holds a position + 1, or 0. */
