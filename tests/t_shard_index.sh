@@ -220,6 +220,21 @@ for n in 1 2 3 4; do
 	fi
 done
 
+# --shard-by input: the same union, and no input opened by two shards.
+for n in 2 4; do
+	shards "$n" "$w/n$n/bi" --index "$w/all.idx" --shard "@K@/$n" --shard-by input -o "$w/n$n/bi-out-@K@" \
+		-j 1 --manifest "$w/n$n/bi-@K@.jsonl"
+	rm -rf "$w/n$n/bi-union"
+	twice=$(for k in $(seq 1 "$n"); do opened "$w/n$n/bi-$k.jsonl"; done | cut -d' ' -f1 | sort | uniq -d)
+	if all_ok "$n" "$w/n$n/bi" && union "$w/n$n/bi-union" "$w/n$n"/bi-out-* >/dev/null &&
+		diff -r "$w/ref" "$w/n$n/bi-union" >/dev/null 2>&1 && [ -z "$twice" ]; then
+		ok "shard index: N=$n --shard-by input: the plain run's tree, and no input opened by two shards"
+	else
+		not_ok "shard index: N=$n --shard-by input: the plain run's tree, and no input opened by two shards" \
+			"opened twice: $twice" "$(cat "$w/n$n"/bi-*.err | head -5)"
+	fi
+done
+
 # The plain --shard runs, for the comparison: each reads everything.
 shards 4 "$w/plain4" -r dist --shard "@K@/4" -o "$w/plain4-out-@K@" -j 1 --manifest "$w/plain4-@K@.jsonl"
 with=$(bytes_read "$w"/n4/m-*.jsonl)

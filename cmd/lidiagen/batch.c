@@ -38,6 +38,8 @@ static int convert_groups(struct batch *b, bool *usage)
 	/* Under the lock: the progress line's thread reads the groups. */
 	pthread_mutex_lock(&b->lock);
 	err = make_groups(b);
+	if (!err && b->o->shard_n && b->o->shard_by_input)
+		err = assign_by_input(b);
 	clock_gettime(CLOCK_MONOTONIC, &b->convert_start);
 	pthread_mutex_unlock(&b->lock);
 	if (!err && b->o->index)

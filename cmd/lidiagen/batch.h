@@ -37,8 +37,9 @@ struct batch_opts {
 	const char *manifest; /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
-	const char *index; /* --index: the inputs and their parts from this index, not walked */
-	bool indexing;	   /* lidiagen index: inputs hashed; shard_k/n slice the inputs, not keys */
+	const char *index;   /* --index: the inputs and their parts from this index, not walked */
+	bool shard_by_input; /* --shard-by input: shards take whole sets of inputs (shard_inputs.c) */
+	bool indexing; /* lidiagen index: inputs hashed; shard_k/n slice the inputs, not keys */
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
 	const char *state; /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;

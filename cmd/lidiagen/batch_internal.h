@@ -157,6 +157,15 @@ void identify_from_index(struct batch *b, const struct index *ix);
  */
 void check_inputs_unchanged(struct batch *b);
 
+/*
+ * --shard-by input: shard K takes whole sets of inputs rather than build IDs
+ * by their digits: inputs read by one group (a binary's package and its
+ * debug package) are one set, the sets go, largest first, to the shard read
+ * least so far. Every shard computes the same from the same parts, and the
+ * other shards' groups are settled as such (ST_OTHER_SHARD). -ENOMEM.
+ */
+int assign_by_input(struct batch *b);
+
 /* The member names an archive walk must look at to reach the parts given (name_set_*). */
 struct name_set {
 	char **names; /* sorted */

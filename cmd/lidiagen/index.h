@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "batch.h"
 #include "state.h"
@@ -47,6 +48,9 @@ int index_add_error(struct index *ix, const char *path, const char *msg);
  * what was read before: release it).
  */
 int index_load(struct index *ix, const char *path, char *err, size_t err_size);
+
+/* The same from a stream f, named name in messages. */
+int index_load_stream(struct index *ix, FILE *f, const char *name, char *err, size_t err_size);
 
 /*
  * Write the index of s and errors[0..nerrors) to path ("-": standard

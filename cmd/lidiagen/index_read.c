@@ -366,25 +366,34 @@ static int read_lines(struct reading *r, FILE *f, char *buf)
 	return 0;
 }
 
-int index_load(struct index *ix, const char *path, char *err, size_t err_size)
+int index_load_stream(struct index *ix, FILE *f, const char *name, char *err, size_t err_size)
 {
 	struct reading r = {
-		.ix = ix, .input = -1, .err = err, .err_size = err_size, .path = path
+		.ix = ix, .input = -1, .err = err, .err_size = err_size, .path = name
 	};
-	bool std = !strcmp(path, "-");
-	FILE *f = std ? stdin : fopen(path, "r");
 	char *buf = malloc(MAX_LINE);
 	int ret;
 
-	if (!f || !buf) {
-		snprintf(err, err_size, "%s: %s", path, f ? "out of memory" : strerror(errno));
-		free(buf);
-		if (f && !std)
-			fclose(f);
+	if (!buf) {
+		snprintf(err, err_size, "%s: out of memory", name);
 		return -1;
 	}
 	ret = read_lines(&r, f, buf);
 	free(buf);
+	return ret;
+}
+
+int index_load(struct index *ix, const char *path, char *err, size_t err_size)
+{
+	bool std = !strcmp(path, "-");
+	FILE *f = std ? stdin : fopen(path, "r");
+	int ret;
+
+	if (!f) {
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = index_load_stream(ix, f, path, err, err_size);
 	if (!std)
 		fclose(f);
 	return ret;

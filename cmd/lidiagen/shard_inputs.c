@@ -159,3 +159,110 @@ void name_set_release(struct name_set *ns)
 	free(ns->names);
 	*ns = (struct name_set){ 0 };
 }
+
+/* ---- --shard-by input ------------------------------------------------------------------- */
+
+static size_t find(size_t *parent, size_t i)
+{
+	while (parent[i] != i)
+		i = parent[i] = parent[parent[i]];
+	return i;
+}
+
+/* One set of inputs: its root, its bytes, and its first input by path (for a stable order). */
+struct input_set {
+	size_t root;
+	uint64_t bytes;
+	const char *first;
+};
+
+static int cmp_set(const void *pa, const void *pb)
+{
+	const struct input_set *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return strcmp(a->first, b->first);
+}
+
+/* The sets of inputs the groups join, into sets[0..*n), each with its bytes; parent joins them. */
+static void input_sets(const struct batch *b, size_t *parent, struct input_set *sets, size_t *n)
+{
+	const struct state *s = &b->state;
+	size_t *slot = parent + s->ninputs; /* the set of each root + 1, 0: none yet */
+
+	for (size_t i = 0; i < s->ninputs; i++) {
+		parent[i] = i;
+		slot[i] = 0;
+	}
+	for (size_t i = 0; i < b->ngroups; i++) {
+		const struct group *g = &b->groups[i];
+
+		if (g->bin >= 0)
+			parent[find(parent, s->parts[g->bin].input)] =
+				find(parent, s->parts[g->main].input);
+	}
+	*n = 0;
+	for (size_t i = 0; i < b->ngroups; i++) {
+		size_t in = s->parts[b->groups[i].main].input, r = find(parent, in);
+
+		if (!slot[r]) {
+			sets[*n] = (struct input_set){ r, 0, s->inputs[in].path };
+			slot[r] = ++*n;
+		}
+	}
+	/* Each input's bytes once, to the set it is in (if a group reads it). */
+	for (size_t i = 0; i < s->ninputs; i++) {
+		size_t r = find(parent, i);
+
+		if (slot[r]) {
+			struct input_set *set = &sets[slot[r] - 1];
+
+			set->bytes += s->inputs[i].size;
+			if (strcmp(s->inputs[i].path, set->first) < 0)
+				set->first = s->inputs[i].path;
+		}
+	}
+}
+
+int assign_by_input(struct batch *b)
+{
+	const struct batch_opts *o = b->o;
+	size_t n = 0, *parent = malloc((2 * b->state.ninputs + 1) * sizeof(*parent));
+	struct input_set *sets = malloc((b->ngroups + 1) * sizeof(*sets));
+	uint64_t *load = calloc(o->shard_n, sizeof(*load));
+	unsigned *shard = malloc((b->state.ninputs + 1) * sizeof(*shard));
+
+	int err = -ENOMEM;
+
+	if (!parent || !sets || !load || !shard)
+		goto out;
+	input_sets(b, parent, sets, &n);
+	qsort(sets, n, sizeof(*sets), cmp_set);
+	for (size_t i = 0; i < n; i++) { /* largest first, to the shard with least so far */
+		unsigned k = 0;
+
+		for (unsigned j = 1; j < o->shard_n; j++)
+			if (load[j] < load[k])
+				k = j;
+		load[k] += sets[i].bytes;
+		shard[sets[i].root] = k;
+	}
+	for (size_t i = 0; i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+
+		if (!g->done &&
+		    shard[find(parent, b->state.parts[g->main].input)] != o->shard_k - 1) {
+			g->status = ST_OTHER_SHARD;
+			g->done = true;
+			b->skipped_shard++;
+		}
+	}
+	err = 0;
+out:
+	free(parent);
+	free(sets);
+	free(load);
+	free(shard);
+	return err;
+}
