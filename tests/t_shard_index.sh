@@ -388,20 +388,11 @@ fi
 
 # ---- doc/sharding.md's recipes, as N local processes --------------------------------------
 
-# extract MARKER: the fenced block after the line "<!-- MARKER -->" (exactly one).
-extract() {
-	awk -v m="<!-- $1 -->" '
-		$0 == m { seen++; state = 1; next }
-		state == 1 && /^```/ { state = 2; next }
-		state == 2 && /^```/ { state = 0; next }
-		state == 2 { print }
-		END { exit seen == 1 ? 0 : 1 }' "$doc"
-}
 missing=
 for ci in github k8s; do
-	extract "shard-recipe: $ci" >"$w/$ci.yaml" || missing+=" recipe:$ci"
+	doc_block "shard-recipe: $ci" "$doc" >"$w/$ci.yaml" || missing+=" recipe:$ci"
 	for s in index merge convert; do
-		if extract "shard-step: $ci $s" >"$w/$ci.$s.sh"; then
+		if doc_block "shard-step: $ci $s" "$doc" >"$w/$ci.$s.sh"; then
 			while IFS= read -r line; do
 				grep -qF -- "$line" "$w/$ci.yaml" || missing+=" $ci $s: not in the YAML: $line"
 			done <"$w/$ci.$s.sh"
