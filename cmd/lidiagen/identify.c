@@ -300,7 +300,12 @@ static bool reuse_by_hash(struct identify_task *t, char sha[65])
 	same = !strcmp(sha, old->inputs[i].sha256);
 	pthread_mutex_lock(&b->lock);
 	input_opened(b, t->input, t->size);
-	if (same && !state_copy_input(&b->state, t->input, old, (size_t)i)) {
+	if (same && state_copy_input(&b->state, t->input, old, (size_t)i)) {
+		pthread_mutex_unlock(&b->lock);
+		input_problem(b, t->path, "out of memory");
+		return true; /* failed: not read again */
+	}
+	if (same) {
 		const struct state_input *in = &b->state.inputs[t->input];
 
 		b->state.inputs[t->input].from_state = true;
