@@ -51,6 +51,8 @@ struct capture_ctx {
 	struct batch *b;
 	size_t input;
 	const struct name_set *names; /* --index: the only members to look at; NULL: all */
+	size_t remaining;	      /* --index: members still wanted; at 0 the walk stops */
+	bool stopped;		      /* it stopped there, before the archive's end */
 };
 
 static int capture_member(void *ctx, const char *path, const char *member, unsigned char *data,
@@ -75,7 +77,9 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 				g->data[s] = data;
 				g->size[s] = size;
 				pthread_mutex_unlock(&b->lock);
-				return 0;
+				/* Every member wanted is here: the rest need not be inflated. */
+				c->stopped = c->names && --c->remaining == 0;
+				return c->stopped;
 			}
 		}
 	}
@@ -141,7 +145,7 @@ struct archive_task {
  * --index: the names of the members this archive's waiting groups read, so
  * that the walk looks at no other (all of them when out of memory).
  */
-static bool wanted_names(struct batch *b, size_t input, struct name_set *ns)
+static bool wanted_names(struct batch *b, size_t input, struct name_set *ns, size_t *nparts)
 {
 	size_t *parts = malloc(2 * b->ngroups * sizeof(*parts) + 1), n = 0;
 	bool ok;
@@ -158,6 +162,7 @@ static bool wanted_names(struct batch *b, size_t input, struct name_set *ns)
 	}
 	ok = parts && !name_set_build(ns, &b->state, input, parts, n);
 	pthread_mutex_unlock(&b->lock);
+	*nparts = n;
 	free(parts);
 	if (!ok)
 		name_set_release(ns);
@@ -170,28 +175,34 @@ static void stream_archive(void *arg)
 	struct batch *b = t->b;
 	struct state *s = &b->state;
 	struct name_set names = { 0 };
-	struct capture_ctx c = { b, t->input, NULL };
+	struct capture_ctx c = { b, t->input, NULL, 0, false };
+	uint64_t bytes;
+	off_t at;
 	struct lidia_archive_opts ao = b->o->archive;
 	struct group **ready;
 	size_t nready = 0;
 	int fd;
 
-	if (b->o->index && wanted_names(b, t->input, &names))
+	if (b->o->index && wanted_names(b, t->input, &names, &c.remaining))
 		c.names = &names;
 	/* No problem callback: problems were said when the archive was first read. */
 	ao.elf = capture_member;
 	ao.want = capture_want;
 	ao.ctx = &c;
 	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
+	bytes = s->inputs[t->input].size; /* streamed to its end */
 	if (fd >= 0) {
 		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &ao, NULL);
+		at = lseek(fd, 0, SEEK_CUR);
+		if (c.stopped && at >= 0 && (uint64_t)at < bytes)
+			bytes = (uint64_t)at; /* stopped there */
 		close(fd);
 	}
 	name_set_release(&names);
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);
 	pthread_mutex_lock(&b->lock);
 	if (fd >= 0)
-		input_opened(b, t->input, s->inputs[t->input].size); /* streamed to its end */
+		input_opened(b, t->input, bytes);
 	for (size_t i = 0; ready && i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
 
