@@ -42,29 +42,18 @@ export no_proxy='*' NO_PROXY='*'
 unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 fake_s3_env "$work"
 
-# extract MARKER FILE: the fenced block after the line "<!-- MARKER -->";
-# exit 1 unless the marker is there exactly once.
-extract() {
-	awk -v m="<!-- $1 -->" '
-		$0 == m { seen++; state = 1; next }
-		state == 1 && /^```/ { state = 2; next }
-		state == 2 && /^```/ { state = 0; next }
-		state == 2 { print }
-		END { exit seen == 1 ? 0 : 1 }' "$2"
-}
-
 steps=$work/steps
 mkdir -p "$steps"
 missing=
 for ci in github gitlab; do
-	extract "ci-recipe: $ci" "$doc" >"$steps/$ci.yaml" || missing+=" ci-recipe:$ci"
+	doc_block "ci-recipe: $ci" "$doc" >"$steps/$ci.yaml" || missing+=" ci-recipe:$ci"
 	for s in install build publish failed; do
 		[ "$ci.$s" = gitlab.failed ] && continue
-		extract "ci-step: $ci $s" "$doc" >"$steps/$ci.$s.sh" || missing+=" ci-step:$ci/$s"
+		doc_block "ci-step: $ci $s" "$doc" >"$steps/$ci.$s.sh" || missing+=" ci-step:$ci/$s"
 	done
 done
 for s in upload export; do
-	extract "ci-step: $s publish" "$doc" >"$steps/$s.publish.sh" || missing+=" ci-step:$s/publish"
+	doc_block "ci-step: $s publish" "$doc" >"$steps/$s.publish.sh" || missing+=" ci-step:$s/publish"
 done
 if [ -n "$missing" ]; then
 	not_ok "doc/ci.md has each recipe and step marker once" "missing or repeated:$missing"

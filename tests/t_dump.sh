@@ -139,7 +139,8 @@ else:
     not_ok("info: the counts and holds of what dump lists",
            "dump: %d functions, %d inline ranges, %d line rows" % (functions, inlines, rows), info)
 try:
-    man = [json.loads(l) for l in open(manifest_path)]
+    # The build IDs' lines (the "read" lines after them say what was opened).
+    man = [m for m in map(json.loads, open(manifest_path)) if "read" not in m]
     counts = man[0]["counts"] if len(man) == 1 else None
 except (OSError, ValueError, KeyError) as e:
     counts = "unreadable: %s" % e

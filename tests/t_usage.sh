@@ -150,7 +150,7 @@ fi
 
 # ---- help -------------------------------------------------------------------------------
 
-for sub in "" convert lookup info dump verify; do
+for sub in "" convert lookup info dump verify index; do
 	run "$w/help" "$L" $sub --help
 	if [ "$RC" -eq 0 ] && grep -q '^usage: lidiagen' "$w/help.out" && [ ! -s "$w/help.err" ]; then
 		ok "lidiagen${sub:+ $sub} --help: usage on stdout, exit 0"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "index.h"
 #include "tempfile.h"
 #include "usage.h"
 
@@ -37,8 +38,12 @@ static int convert_groups(struct batch *b, bool *usage)
 	/* Under the lock: the progress line's thread reads the groups. */
 	pthread_mutex_lock(&b->lock);
 	err = make_groups(b);
+	if (!err && b->o->shard_n && b->o->shard_by_input)
+		err = assign_by_input(b);
 	clock_gettime(CLOCK_MONOTONIC, &b->convert_start);
 	pthread_mutex_unlock(&b->lock);
+	if (!err && b->o->index)
+		check_inputs_unchanged(b);
 	if (!err && !strcmp(b->o->out_dir, "-") && b->ngroups - b->skipped_shard != 1) {
 		end_progress(b);
 		error(NULL, "-o - writes one file, but the inputs have %zu build IDs",
@@ -86,7 +91,7 @@ static int exit_code(const struct batch *b, int err)
 	return EXIT_OK;
 }
 
-static void batch_release(struct batch *b)
+void batch_release(struct batch *b)
 {
 	for (size_t i = 0; i < b->ngroups; i++) {
 		free(b->groups[i].data[0]);
@@ -104,9 +109,9 @@ static void batch_release(struct batch *b)
 	pthread_mutex_destroy(&b->lock);
 }
 
-int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
+void batch_init(struct batch *b, const struct batch_opts *o)
 {
-	struct batch b = {
+	*b = (struct batch){
 		.o = o,
 		.walk = { .recursive = o->recursive,
 			  .follow_symlinks = o->follow_symlinks,
@@ -116,14 +121,49 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 			  .nexclude = o->nexclude },
 		.tty = isatty(STDERR_FILENO),
 	};
+	pthread_mutex_init(&b->lock, NULL);
+	state_init(&b->state);
+}
+
+/* --index: read before any work (a bad index costs nothing); -1 when it cannot be used. */
+static int load_index(const struct batch_opts *o, struct index *ix)
+{
+	char err[1024];
+
+	index_init(ix);
+	if (index_load(ix, o->index, err, sizeof(err))) {
+		error(NULL, "%s", err);
+		return -1;
+	}
+	if (ix->h.slice_n) {
+		error(o->index,
+		      "slice %u/%u of an index: merge the slices first (lidiagen index --merge)",
+		      ix->h.slice_k, ix->h.slice_n);
+		return -1;
+	}
+	if (ix->h.fallback != o->fallback) {
+		error(o->index, "made with --fallback-key %s, but this run has --fallback-key %s",
+		      fallback_name(ix->h.fallback), fallback_name(o->fallback));
+		return -1;
+	}
+	return 0;
+}
+
+int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
+{
+	struct batch b;
+	struct index ix;
 	bool to_stdout = !strcmp(o->out_dir, "-"), usage = false;
 	const char *state_path = !to_stdout && !o->no_state ? o->state : NULL;
 	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	struct lidia_log_cb old_log;
 	int err, ret;
 
-	pthread_mutex_init(&b.lock, NULL);
-	state_init(&b.state);
+	if (o->index && load_index(o, &ix)) {
+		index_release(&ix);
+		return EXIT_FAILED;
+	}
+	batch_init(&b, o);
 	if (state_path)
 		state_load(&b.state, state_path, o->force);
 	remove_temps_on_signal();
@@ -137,7 +177,12 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	/* The library's warnings are counted, and erase the progress line, like ours. */
 	old_log = lidia_set_log(batch_log, &b);
 	progress_start(&b);
-	identify_inputs(&b, paths, npaths);
+	if (o->index) {
+		identify_from_index(&b, &ix);
+		index_release(&ix);
+	} else {
+		identify_inputs(&b, paths, npaths);
+	}
 	err = convert_groups(&b, &usage);
 	pool_stop(&b.pool);
 	progress_stop(&b);

@@ -37,6 +37,9 @@ struct batch_opts {
 	const char *manifest; /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
+	const char *index;   /* --index: the inputs and their parts from this index, not walked */
+	bool shard_by_input; /* --shard-by input: shards take whole sets of inputs (shard_inputs.c) */
+	bool indexing; /* lidiagen index: inputs hashed; shard_k/n slice the inputs, not keys */
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
 	const char *state; /* the re-run cache (keep it outside the synced tree); NULL: none */
 	bool no_state;
@@ -48,5 +51,14 @@ struct batch_opts {
 
 /* Convert every input path; returns an exit code (EXIT_OK, EXIT_FAILED). */
 int batch_run(const struct batch_opts *opts, char **paths, size_t npaths);
+
+/*
+ * lidiagen index (index_run.c): identify every input path of this slice
+ * (opts->shard_k/n over the inputs), taking those unchanged since the
+ * index reuse (NULL: none) from it, and write the index to out ("-":
+ * stdout). Returns an exit code.
+ */
+int batch_index(const struct batch_opts *opts, char **paths, size_t npaths, const char *out,
+		const char *reuse);
 
 #endif

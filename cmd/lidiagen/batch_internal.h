@@ -89,7 +89,8 @@ struct group {
 	char sha[65];
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
-	char *warning;		/* a warning about it, printed before its message */
+	bool said;     /* its error follows from an input's, said already: printed with -v only */
+	char *warning; /* a warning about it, printed before its message */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 };
@@ -126,10 +127,64 @@ struct batch {
 	char current[256]; /* the end of the path of the input read last */
 };
 
+/* ---- batch.c ---- */
+
+/* A batch for the options o, with nothing found yet; batch_release() ends it. */
+void batch_init(struct batch *b, const struct batch_opts *o);
+void batch_release(struct batch *b);
+
 /* ---- identify.c: phase 1 ---- */
 
 /* Walk paths and identify every file found, on the pool; returns when all are done. */
 void identify_inputs(struct batch *b, char **paths, size_t npaths);
+
+struct index;
+
+/*
+ * --index: phase 1 from the index instead: its inputs, parts and images
+ * passed over taken as they are (none read), and the problems it recorded
+ * said again, as the run that met them said them.
+ */
+void identify_from_index(struct batch *b, const struct index *ix);
+
+/* ---- shard_inputs.c: --index, what a shard opens ---- */
+
+/*
+ * Before converting: the inputs this shard's groups read must still be the
+ * files the index describes (size, and mtime or else SHA-256). One that is
+ * not is said (one line, naming it) and marked changed: its groups fail,
+ * and it is never opened.
+ */
+void check_inputs_unchanged(struct batch *b);
+
+/*
+ * --shard-by input: shard K takes whole sets of inputs rather than build IDs
+ * by their digits: inputs read by one group (a binary's package and its
+ * debug package) are one set, the sets go, largest first, to the shard read
+ * least so far. Every shard computes the same from the same parts, and the
+ * other shards' groups are settled as such (ST_OTHER_SHARD). -ENOMEM.
+ */
+int assign_by_input(struct batch *b);
+
+/* The member names an archive walk must look at to reach the parts given (name_set_*). */
+struct name_set {
+	char **names; /* sorted */
+	size_t n;
+};
+
+/*
+ * The names on the way to each of parts[0..n) (indexes into the state's
+ * parts, all of input): every run of their member chains, so that the walk
+ * opens the nested archives that hold them and passes over all else.
+ * 0 or -ENOMEM.
+ */
+int name_set_build(struct name_set *ns, const struct state *s, size_t input, const size_t *parts,
+		   size_t n);
+bool name_set_has(const struct name_set *ns, const char *name);
+void name_set_release(struct name_set *ns);
+
+/* Count an input opened, and bytes of it read (under the lock). */
+void input_opened(struct batch *b, size_t input, uint64_t bytes);
 
 /* ---- group.c ---- */
 

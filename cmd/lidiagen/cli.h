@@ -18,6 +18,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 /* lidia_reader_open() of path, its CRCs checked or not. */
 static inline int open_reader(struct lidia_reader **r, const char *path, bool check_crc)

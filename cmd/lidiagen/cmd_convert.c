@@ -22,12 +22,14 @@
 
 static const char usage_head[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR|s3://BUCKET[/PREFIX]\n"
+	"       lidiagen [convert] [OPTIONS] --index INDEX --shard K/N -o ...\n"
 	"\n"
 	"Write one Lidia symbol file per GNU build ID found in PATH...: ELF files,\n"
 	"archives (tar.*, zip, cpio, ar, .deb, .ddeb, .rpm, nested) and, with -r,\n"
 	"everything under directories. A stripped binary and its debug file make one\n"
 	"file, wherever each was found. Into a directory, or published to a bucket\n"
-	"(doc/publishing.md).\n";
+	"(doc/publishing.md). Or, over many machines, the inputs of one shard from an\n"
+	"index (lidiagen index; doc/sharding.md).\n";
 
 static const char usage_tail[] =
 	"\n"
@@ -256,8 +258,10 @@ int cmd_convert(int argc, char **argv)
 		return ret;
 	if (options_check(&o, err, sizeof(err)))
 		return usage_error("convert", "%s", err);
-	if (optind >= argc)
+	if (optind >= argc && !o.index)
 		return usage_error("convert", "no input given");
+	if (optind < argc && o.index)
+		return usage_error("convert", "--index takes no PATH: the inputs are the index's");
 	if (!o.out_dir)
 		return usage_error("convert", "no output directory (-o DIR)");
 	if (check_write_paths(&o, err, sizeof(err)))

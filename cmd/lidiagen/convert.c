@@ -26,8 +26,12 @@ static int open_part(struct batch *b, struct group *g, ssize_t idx, int slot,
 {
 	const struct state_part *p = &b->state.parts[idx];
 
-	if (!p->member)
+	if (!p->member) {
+		pthread_mutex_lock(&b->lock);
+		input_opened(b, p->input, p->size); /* mapped */
+		pthread_mutex_unlock(&b->lock);
 		return lidia_elf_open(out, p->path);
+	}
 	if (!g->data[slot])
 		return -ENOENT; /* the member was not found again: the archive changed */
 	return lidia_elf_open_mem(out, g->data[slot], g->size[slot], p->path);
@@ -240,6 +244,25 @@ static int write_group(struct batch *b, struct group *g, struct lidia_builder *b
 	return 0;
 }
 
+/* --index: an input the group reads is no longer the indexed file (shard_inputs.c said so). */
+static int changed_input(struct batch *b, struct group *g)
+{
+	ssize_t idx[2] = { g->main, g->bin };
+
+	for (int k = 0; k < 2; k++) {
+		const struct state_part *p = idx[k] >= 0 ? &b->state.parts[idx[k]] : NULL;
+
+		if (p && b->state.inputs[p->input].changed) {
+			group_message(g, true, "%s: changed since the index; index it again",
+				      b->state.inputs[p->input].path);
+			g->said =
+				true; /* one line for the input (shard_inputs.c), not one a build ID */
+			return -ESTALE;
+		}
+	}
+	return 0;
+}
+
 void convert_group(struct batch *b, struct group *g)
 {
 	const struct batch_opts *o = b->o;
@@ -250,6 +273,8 @@ void convert_group(struct batch *b, struct group *g)
 	pthread_mutex_lock(&b->lock);
 	progress_input(b, b->state.parts[g->main].path);
 	pthread_mutex_unlock(&b->lock);
+	if ((err = changed_input(b, g)))
+		goto out;
 	if (!to_stdout) {
 		if ((err = output_probe(b, g)))
 			goto out;

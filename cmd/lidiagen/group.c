@@ -21,8 +21,8 @@ static bool shard_of(const struct batch_opts *o, const char *key)
 {
 	char head[9] = { 0 };
 
-	if (!o->shard_n)
-		return true;
+	if (!o->shard_n || o->shard_by_input)
+		return true; /* every shard, or assign_by_input decides */
 	memcpy(head, key, strnlen(key, 8));
 	return strtoul(head, NULL, 16) % o->shard_n == o->shard_k - 1;
 }

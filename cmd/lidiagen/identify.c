@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "dwz_file.h"
 #include "guard.h"
+#include "index.h"
 #include "sha256.h"
 #include "usage.h"
 
@@ -158,6 +160,7 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 {
 	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
 	enum skip_reason why = 0;
+	bool dwz;
 
 	if (guard_run(read_part, &pr)) {
 		input_problem(b, path, "changed while being read (truncated by another process?)");
@@ -174,6 +177,9 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	} else if (!lidia_store_build_id_valid(pr.key)) {
 		why = SKIP_SHORT_KEY;
 	}
+	/* The index says what a dwz file is, read or passed over (dwz writes it as ET_REL). */
+	dwz = b->o->indexing && (why == SKIP_NOT_LINKED || (!why && pr.info.has_dwarf)) &&
+	      dwz_file(path, data, size);
 
 	pthread_mutex_lock(&b->lock);
 	b->elves++;
@@ -183,10 +189,11 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 					.go = pr.info.go_build_id[0] != '\0' };
 
 		snprintf(k.key, sizeof(k.key), "%s", why == SKIP_SHORT_KEY ? pr.key : "");
-		state_add_skip(&b->state, input, path, why, k.key, k.go);
+		if (!state_add_skip(&b->state, input, path, why, k.key, k.go))
+			b->state.skips[b->state.nskips - 1].dwz = dwz;
 		say_skipped(b, &k);
-	} else {
-		state_add_part(&b->state, input, path, member, pr.key, &pr.info, size);
+	} else if (!state_add_part(&b->state, input, path, member, pr.key, &pr.info, size)) {
+		b->state.parts[b->state.nparts - 1].dwz = dwz;
 		progress_key(b, pr.key);
 	}
 	progress_input(b, path);
@@ -275,16 +282,75 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 	return INPUT_OTHER;
 }
 
+/*
+ * The index (--reuse): an input of the old index with the same size but
+ * another mtime (a fresh checkout, a downloaded artifact) is taken from it
+ * when its contents hash the same; sha is then the hash, computed once.
+ */
+static bool reuse_by_hash(struct identify_task *t, char sha[65])
+{
+	struct batch *b = t->b;
+	const struct state *old = b->state.saved;
+	ssize_t i = old ? state_find_input(old, t->path) : -1;
+	bool same;
+
+	if (i < 0 || old->inputs[i].size != t->size || !old->inputs[i].sha256[0] ||
+	    sha256_file(t->path, sha))
+		return false;
+	same = !strcmp(sha, old->inputs[i].sha256);
+	pthread_mutex_lock(&b->lock);
+	input_opened(b, t->input, t->size);
+	if (same && state_copy_input(&b->state, t->input, old, (size_t)i)) {
+		pthread_mutex_unlock(&b->lock);
+		input_problem(b, t->path, "out of memory");
+		return true; /* failed: not read again */
+	}
+	if (same) {
+		const struct state_input *in = &b->state.inputs[t->input];
+
+		b->state.inputs[t->input].from_state = true;
+		for (size_t k = in->part0; k < in->part0 + in->nparts; k++)
+			progress_key(b, b->state.parts[k].key);
+		for (size_t k = in->skip0; k < in->skip0 + in->nskips; k++)
+			say_skipped(b, &b->state.skips[k]);
+		b->files++;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return same;
+}
+
+/* The index: the input's SHA-256, for a later --reuse (and convert) to tell it unchanged. */
+static void hash_input(struct identify_task *t, enum input_kind kind, char sha[65])
+{
+	struct batch *b = t->b;
+
+	if (!b->o->indexing || sha[0] || (kind != INPUT_ELF && kind != INPUT_ARCHIVE))
+		return;
+	if (sha256_file(t->path, sha)) {
+		sha[0] = '\0';
+		input_problem(b, t->path, "cannot be read again to hash it");
+		return;
+	}
+	pthread_mutex_lock(&b->lock);
+	input_opened(b, t->input, t->size);
+	pthread_mutex_unlock(&b->lock);
+}
+
 static void identify_input(void *arg)
 {
 	struct identify_task *t = arg;
 	struct batch *b = t->b;
 	enum input_kind kind = INPUT_UNKNOWN;
+	char sha[65] = "";
 	int fd;
 
 	pthread_mutex_lock(&b->lock);
 	progress_input(b, t->path);
 	pthread_mutex_unlock(&b->lock);
+	if (b->o->indexing && reuse_by_hash(t, sha)) {
+		free(t);
+		return;
+	}
 	fd = open(t->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		input_problem(b, t->path, strerror(errno));
@@ -292,13 +358,30 @@ static void identify_input(void *arg)
 		kind = identify_fd(t, fd);
 		close(fd);
 	}
+	hash_input(t, kind, sha);
 	pthread_mutex_lock(&b->lock);
 	b->state.inputs[t->input].kind = kind;
+	memcpy(b->state.inputs[t->input].sha256, sha, sizeof(sha));
+	/* An ELF file is mapped, an archive streamed to its end; of others, the head. */
+	if (fd >= 0)
+		input_opened(b, t->input, kind == INPUT_OTHER && t->size > 512 ? 512 : t->size);
 	b->files++;
 	b->bytes += t->size;
 	progress(b);
 	pthread_mutex_unlock(&b->lock);
 	free(t);
+}
+
+/* The index's --shard K/N: an input's slice, by a hash of its path as walked (FNV-1a). */
+static bool input_shard_of(const struct batch_opts *o, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!o->shard_n)
+		return true;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 0x100000001b3ull;
+	return h % o->shard_n == o->shard_k - 1;
 }
 
 static void found_file(void *ctx, const char *path, bool explicit)
@@ -309,7 +392,7 @@ static void found_file(void *ctx, const char *path, bool explicit)
 	ssize_t idx;
 	bool known;
 
-	if (stat(path, &st))
+	if (stat(path, &st) || (b->o->indexing && !input_shard_of(b->o, path)))
 		return;
 	pthread_mutex_lock(&b->lock);
 	idx = state_add_input(&b->state, path, (uint64_t)st.st_size,
@@ -354,4 +437,38 @@ void identify_inputs(struct batch *b, char **paths, size_t npaths)
 	pool_wait(&b->pool);
 	/* Every ELF image: those read now, and those the state knew. */
 	b->elves = b->state.nparts + b->state.nskips;
+}
+
+void identify_from_index(struct batch *b, const struct index *ix)
+{
+	const struct state *from = &ix->st;
+
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < from->ninputs; i++) {
+		const struct state_input *in = &from->inputs[i];
+		ssize_t idx = state_add_input(&b->state, in->path, in->size, in->mtime);
+		struct state_input *to;
+
+		if (idx == STATE_DUPLICATE)
+			continue;
+		/* With --state, an input it knows unchanged came with its parts already. */
+		if (idx < 0 || (!b->state.inputs[idx].from_state &&
+				state_copy_input(&b->state, (size_t)idx, from, i))) {
+			pthread_mutex_unlock(&b->lock);
+			input_problem(b, in->path, "out of memory");
+			pthread_mutex_lock(&b->lock);
+			continue;
+		}
+		to = &b->state.inputs[idx];
+		memcpy(to->sha256, in->sha256, sizeof(in->sha256));
+		b->files++;
+		for (size_t k = to->part0; k < to->part0 + to->nparts; k++)
+			progress_key(b, b->state.parts[k].key);
+		for (size_t k = to->skip0; k < to->skip0 + to->nskips; k++)
+			say_skipped(b, &b->state.skips[k]);
+	}
+	b->elves = b->state.nparts + b->state.nskips;
+	pthread_mutex_unlock(&b->lock);
+	for (size_t e = 0; e < ix->nerrors; e++)
+		input_problem(b, ix->errors[e].path, ix->errors[e].msg);
 }

@@ -14,6 +14,8 @@ static const char usage_text[] =
 	"                            ELF files, archives, directories (-r) to Lidia files\n"
 	"       lidiagen upload [OPTIONS] DIR s3://BUCKET[/PREFIX]\n"
 	"                            publish a tree written earlier\n"
+	"       lidiagen index [OPTIONS] PATH... -o INDEX | --merge SLICE... -o INDEX\n"
+	"                            what each input holds, for convert --index --shard\n"
 	"       lidiagen lookup [--json] FILE.lidia [ADDR...]\n"
 	"       lidiagen info FILE.lidia...\n"
 	"       lidiagen dump [--json] FILE.lidia\n"
@@ -28,6 +30,7 @@ static const struct {
 } commands[] = {
 	{ "convert", cmd_convert }, { "lookup", cmd_lookup }, { "info", cmd_info },
 	{ "dump", cmd_dump },	    { "verify", cmd_verify }, { "upload", cmd_upload },
+	{ "index", cmd_index },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

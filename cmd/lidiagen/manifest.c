@@ -117,6 +117,35 @@ static int cmp_failure(const void *pa, const void *pb)
 	return c ? c : strcmp(a->msg, b->msg);
 }
 
+static int cmp_input(const void *pa, const void *pb)
+{
+	return strcmp((*(const struct state_input *const *)pa)->path,
+		      (*(const struct state_input *const *)pb)->path);
+}
+
+/* A line per input the run opened: how often, and bytes read (mapped: its size), by path. */
+static void print_reads(FILE *f, const struct batch *b)
+{
+	const struct state *s = &b->state;
+	const struct state_input **in = malloc((s->ninputs + 1) * sizeof(*in));
+	size_t n = 0;
+
+	if (!in)
+		return;
+	for (size_t i = 0; i < s->ninputs; i++)
+		if (s->inputs[i].opened)
+			in[n++] = &s->inputs[i];
+	if (n > 1)
+		qsort(in, n, sizeof(*in), cmp_input);
+	for (size_t i = 0; i < n; i++) {
+		fputs("{\"read\":", f);
+		json_str(f, in[i]->path);
+		fprintf(f, ",\"opened\":%u,\"bytes\":%" PRIu64 "}\n", in[i]->opened,
+			in[i]->bytes_read);
+	}
+	free(in);
+}
+
 static void print_manifest(FILE *f, void *ctx)
 {
 	struct batch *b = ctx;
@@ -135,6 +164,7 @@ static void print_manifest(FILE *f, void *ctx)
 		json_field(f, "error", b->failures[i].msg);
 		fputs("}\n", f);
 	}
+	print_reads(f, b);
 }
 
 int write_manifest(struct batch *b)

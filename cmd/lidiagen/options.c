@@ -172,6 +172,15 @@ static int set_fallback_key(struct batch_opts *o, const struct opt_def *d, const
 	return bad(d, err, err_size, "unknown scheme '%s' (none, go, sha256)", v);
 }
 
+static int set_shard_by(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
+			char *err, size_t err_size)
+{
+	if (strcmp(v, "key") && strcmp(v, "input"))
+		return bad(d, err, err_size, "unknown way '%s' (key, input)", v);
+	o->shard_by_input = !strcmp(v, "input");
+	return 0;
+}
+
 static int set_shard(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
 		     char *err, size_t err_size)
 {
@@ -338,6 +347,10 @@ const struct opt_def convert_opts[] = {
 		 "https://HOST/BUCKET/KEY addresses (custom\n"
 		 "endpoints have them anyway)"),
 	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
+	ROW_STRING(0, "index", "INDEX", index, INPUTS,
+		   "the inputs and what they hold, from INDEX (lidiagen\n"
+		   "index), instead of PATH...: with --shard, only the\n"
+		   "inputs of the shard's build IDs are opened"),
 	ROW_BOOL(0, "follow-symlinks", follow_symlinks, INPUTS,
 		 "follow symbolic links found under directories"),
 	ROW_LIST("include", "GLOB", include, ninclude, 64, "patterns", INPUTS,
@@ -382,6 +395,11 @@ const struct opt_def convert_opts[] = {
 		 "a big input alone is read on the threads free"),
 	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
 		     "convert only the build IDs of shard K of N"),
+	ROW_VALUE_FN(0, "shard-by", "HOW", set_shard_by, RUNNING,
+		     "key (default): by build ID, each shard reads every\n"
+		     "input holding one of its build IDs; input: whole\n"
+		     "sets of inputs (a package and its -dbg) per shard,\n"
+		     "balanced by size, each input read by one shard"),
 	ROW_BOOL(0, "strict", strict, RUNNING,
 		 "warnings fail the run (exit 1), and so does a run\n"
 		 "that leaves no output for any build ID"),

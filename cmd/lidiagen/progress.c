@@ -304,10 +304,10 @@ void print_done(struct batch *b)
 		/* Kept for the manifest: its warning and error. */
 		if (g->warning)
 			warn_line(b, g->warning);
-		if (g->message && g->message_is_error) {
+		if (g->message && g->message_is_error && (!g->said || verbosity >= 2)) {
 			end_progress(b);
 			fprintf(stderr, "lidiagen: %s\n", g->message);
-		} else if (g->message && verbosity >= 2) {
+		} else if (g->message && !g->message_is_error && verbosity >= 2) {
 			end_progress(b);
 			printf("%s\n", g->message);
 		}

@@ -50,6 +50,9 @@ static void dispatch(struct batch *b, struct group *g)
 struct capture_ctx {
 	struct batch *b;
 	size_t input;
+	const struct name_set *names; /* --index: the only members to look at; NULL: all */
+	size_t remaining;	      /* --index: members still wanted; at 0 the walk stops */
+	bool stopped;		      /* it stopped there, before the archive's end */
 };
 
 static int capture_member(void *ctx, const char *path, const char *member, unsigned char *data,
@@ -74,7 +77,9 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 				g->data[s] = data;
 				g->size[s] = size;
 				pthread_mutex_unlock(&b->lock);
-				return 0;
+				/* Every member wanted is here: the rest need not be inflated. */
+				c->stopped = c->names && --c->remaining == 0;
+				return c->stopped;
 			}
 		}
 	}
@@ -85,7 +90,9 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 
 static bool capture_want(void *ctx, const char *member)
 {
-	return walk_wanted(&((struct capture_ctx *)ctx)->b->walk, member);
+	const struct capture_ctx *c = ctx;
+
+	return walk_wanted(&c->b->walk, member) && (!c->names || name_set_has(c->names, member));
 }
 
 static bool group_uses_input(const struct batch *b, const struct group *g, size_t input)
@@ -134,28 +141,68 @@ struct archive_task {
 	size_t input;
 };
 
+/*
+ * --index: the names of the members this archive's waiting groups read, so
+ * that the walk looks at no other (all of them when out of memory).
+ */
+static bool wanted_names(struct batch *b, size_t input, struct name_set *ns, size_t *nparts)
+{
+	size_t *parts = malloc(2 * b->ngroups * sizeof(*parts) + 1), n = 0;
+	bool ok;
+
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; parts && i < b->ngroups; i++) {
+		const struct group *g = &b->groups[i];
+		ssize_t idx[2] = { g->main, g->bin };
+
+		for (int k = 0; k < 2 && !g->dispatched && !g->done; k++)
+			if (idx[k] >= 0 && b->state.parts[idx[k]].member &&
+			    b->state.parts[idx[k]].input == input)
+				parts[n++] = (size_t)idx[k];
+	}
+	ok = parts && !name_set_build(ns, &b->state, input, parts, n);
+	pthread_mutex_unlock(&b->lock);
+	*nparts = n;
+	free(parts);
+	if (!ok)
+		name_set_release(ns);
+	return ok;
+}
+
 static void stream_archive(void *arg)
 {
 	struct archive_task *t = arg;
 	struct batch *b = t->b;
 	struct state *s = &b->state;
-	struct capture_ctx c = { b, t->input };
+	struct name_set names = { 0 };
+	struct capture_ctx c = { b, t->input, NULL, 0, false };
+	uint64_t bytes;
+	off_t at;
 	struct lidia_archive_opts ao = b->o->archive;
 	struct group **ready;
 	size_t nready = 0;
 	int fd;
 
+	if (b->o->index && wanted_names(b, t->input, &names, &c.remaining))
+		c.names = &names;
 	/* No problem callback: problems were said when the archive was first read. */
 	ao.elf = capture_member;
 	ao.want = capture_want;
 	ao.ctx = &c;
 	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
+	bytes = s->inputs[t->input].size; /* streamed to its end */
 	if (fd >= 0) {
 		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &ao, NULL);
+		at = lseek(fd, 0, SEEK_CUR);
+		if (c.stopped && at >= 0 && (uint64_t)at < bytes)
+			bytes = (uint64_t)at; /* stopped there */
 		close(fd);
 	}
+	name_set_release(&names);
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);
 	pthread_mutex_lock(&b->lock);
+	if (fd >= 0)
+		input_opened(b, t->input, bytes);
 	for (size_t i = 0; ready && i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
 
@@ -199,7 +246,8 @@ int convert_all(struct batch *b)
 	for (size_t k = 0; k < s->ninputs; k++) {
 		struct archive_task *t;
 
-		if (!needed[k] || !(t = malloc(sizeof(*t))))
+		/* A changed input is never opened: its groups fail (convert.c). */
+		if (!needed[k] || s->inputs[k].changed || !(t = malloc(sizeof(*t))))
 			continue;
 		*t = (struct archive_task){ b, k };
 		pool_add(&b->pool, stream_archive, t);

@@ -192,6 +192,39 @@ int state_add_skip(struct state *s, size_t input, const char *path, enum skip_re
 	return 0;
 }
 
+ssize_t state_find_input(const struct state *s, const char *path)
+{
+	return index_find(s, &s->input_index, input_path, path);
+}
+
+int state_copy_input(struct state *s, size_t idx, const struct state *from, size_t from_idx)
+{
+	const struct state_input *old = &from->inputs[from_idx];
+
+	s->inputs[idx].kind = old->kind;
+	memcpy(s->inputs[idx].sha256, old->sha256, sizeof(old->sha256));
+	for (size_t k = old->part0; k < old->part0 + old->nparts; k++) {
+		const struct state_part *p = &from->parts[k];
+
+		if (state_add_part(s, idx, p->path, p->member, p->key, &p->info, p->size))
+			return -ENOMEM;
+		s->parts[s->nparts - 1].dwz = p->dwz;
+	}
+	for (size_t k = old->skip0; k < old->skip0 + old->nskips; k++) {
+		const struct state_skip *sk = &from->skips[k];
+
+		if (state_add_skip(s, idx, sk->path, sk->reason, sk->key, sk->go))
+			return -ENOMEM;
+		s->skips[s->nskips - 1].dwz = sk->dwz;
+	}
+	/* Added in one go, under the caller's lock: they follow one another until sorted. */
+	s->inputs[idx].part0 = s->nparts - old->nparts;
+	s->inputs[idx].skip0 = s->nskips - old->nskips;
+	s->inputs[idx].nparts = old->nparts;
+	s->inputs[idx].nskips = old->nskips;
+	return 0;
+}
+
 ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_t mtime)
 {
 	const struct state_input *old;
@@ -208,24 +241,8 @@ ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_
 	old = &s->saved->inputs[i];
 	if (old->size != size || old->mtime != mtime)
 		return idx;
-	s->inputs[idx].kind = old->kind;
 	s->inputs[idx].from_state = true;
-	for (size_t k = old->part0; k < old->part0 + old->nparts; k++) {
-		const struct state_part *p = &s->saved->parts[k];
-
-		if (state_add_part(s, (size_t)idx, p->path, p->member, p->key, &p->info, p->size))
-			return -ENOMEM;
-	}
-	for (size_t k = old->skip0; k < old->skip0 + old->nskips; k++) {
-		const struct state_skip *sk = &s->saved->skips[k];
-
-		if (state_add_skip(s, (size_t)idx, sk->path, sk->reason, sk->key, sk->go))
-			return -ENOMEM;
-	}
-	/* Added in one go, under the caller's lock: they follow one another until sorted. */
-	s->inputs[idx].nparts = old->nparts;
-	s->inputs[idx].nskips = old->nskips;
-	return idx;
+	return state_copy_input(s, (size_t)idx, s->saved, (size_t)i) ? -ENOMEM : idx;
 }
 
 int state_set_output(struct state *s, const char *key, int level, bool dynsym_only)
@@ -363,6 +380,11 @@ static size_t skip_input(const struct state *s, size_t k)
 	return s->skips[k].input;
 }
 
+size_t *state_order_by_input(const struct state *s, bool skips)
+{
+	return skips ? by_input(s, s->nskips, skip_input) : by_input(s, s->nparts, part_input);
+}
+
 static void write_part(FILE *f, const struct state_part *p)
 {
 	fprintf(f, "P\t%s\t%s%s%s%s-\t%llu\t", p->key, p->info.debug_file ? "d" : "",
@@ -426,8 +448,8 @@ static void write_state(FILE *f, void *ctx)
 int state_save(struct state *s, const char *path)
 {
 	const struct state_output **outs = malloc((s->noutputs + 1) * sizeof(*outs));
-	size_t *order = by_input(s, s->nparts, part_input);
-	size_t *skip_order = by_input(s, s->nskips, skip_input);
+	size_t *order = state_order_by_input(s, false);
+	size_t *skip_order = state_order_by_input(s, true);
 	struct saving sv = { s, outs, order, skip_order };
 	int err = -ENOMEM;
 

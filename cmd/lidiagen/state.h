@@ -23,7 +23,11 @@ struct state_input {
 	uint64_t size;
 	int64_t mtime; /* ns */
 	enum input_kind kind;
-	bool from_state; /* unchanged since the saved run: not read again */
+	bool from_state;     /* unchanged since the saved run: not read again */
+	bool changed;	     /* --index: no longer the file the index describes (never opened) */
+	char sha256[65];     /* of its contents, for the index ("": not hashed) */
+	unsigned opened;     /* times this run opened it (the manifest's "read" lines) */
+	uint64_t bytes_read; /* and the bytes it read of it (mapped files: their size) */
 	/*
 	 * A loaded state's, and a from_state input's until the parts are
 	 * sorted: its parts, parts[part0 .. part0 + nparts), and the images
@@ -40,6 +44,7 @@ struct state_part {
 	char key[LIDIA_KEY_MAX];
 	struct lidia_elf_info info;
 	uint64_t size;
+	bool dwz; /* a dwz supplementary file: DWARF, no program headers (index.h kinds) */
 };
 
 /*
@@ -69,6 +74,7 @@ struct state_skip {
 	enum skip_reason reason;
 	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY: the build ID */
 	bool go;		 /* SKIP_NO_KEY: a Go binary */
+	bool dwz;		 /* SKIP_NOT_LINKED: a dwz supplementary file (dwz writes ET_REL) */
 };
 
 /* A hash index of strings held in an array: slot i holds a position + 1, or 0. */
@@ -111,6 +117,23 @@ int state_save(struct state *s, const char *path);
  * its index, STATE_DUPLICATE when the path is there already, or -ENOMEM.
  */
 ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_t mtime);
+
+/* The index of the input at path, or -1. */
+ssize_t state_find_input(const struct state *s, const char *path);
+
+/*
+ * Give input idx of s the kind, hash, parts and images passed over of input
+ * from_idx of from (an earlier run's, or an index's), which must not be s.
+ * 0 or -ENOMEM.
+ */
+int state_copy_input(struct state *s, size_t idx, const struct state *from, size_t from_idx);
+
+/*
+ * The indexes of the parts (skips: of the images passed over) ordered by
+ * their input, each input's in the order they were added; malloc'd, NULL
+ * when out of memory.
+ */
+size_t *state_order_by_input(const struct state *s, bool skips);
 
 int state_add_part(struct state *s, size_t input, const char *path, const char *member,
 		   const char *key, const struct lidia_elf_info *info, uint64_t size);

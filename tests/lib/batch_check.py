@@ -36,6 +36,8 @@ def other_line(m, line, err):
     elif isinstance(m.get("input"), str):
         ok = (m.get("status") == "skipped" and m.get("reason") in INPUT_REASONS) or (
             m.get("status") == "failed" and isinstance(m.get("error"), str))
+    elif isinstance(m.get("read"), str):
+        ok = isinstance(m.get("opened"), int) and isinstance(m.get("bytes"), int) and m["opened"] > 0
     else:
         ok = False
     if not ok:

@@ -90,3 +90,14 @@ convert_one() {
 	fi
 	LIDIA_OUT=$files
 }
+
+# doc_block MARKER FILE: the fenced block after the line "<!-- MARKER -->";
+# exit 1 unless the marker is there exactly once.
+doc_block() {
+	awk -v m="<!-- $1 -->" '
+		$0 == m { seen++; state = 1; next }
+		state == 1 && /^```/ { state = 2; next }
+		state == 2 && /^```/ { state = 0; next }
+		state == 2 { print }
+		END { exit seen == 1 ? 0 : 1 }' "$2"
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Telling a dwz supplementary file from other ELF images, for the index (dwz_file.c). */
+#ifndef LIDIAGEN_DWZ_FILE_H
+#define LIDIAGEN_DWZ_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Whether the image (size bytes at data, or the file at path when data is
+ * NULL) is a dwz supplementary file: DWARF, no executable section, no
+ * program header. false for anything unreadable.
+ */
+bool dwz_file(const char *path, const void *data, size_t size);
+
+#endif

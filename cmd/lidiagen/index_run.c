@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * lidiagen index's run (batch.h): phase 1 of the batch (identify.c) over
+ * the inputs of this slice, each hashed, the unchanged inputs of an older
+ * index taken from it unread (--reuse), then the index written.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch_internal.h"
+#include "index.h"
+#include "tempfile.h"
+#include "usage.h"
+
+/*
+ * --reuse: the older index becomes the batch's saved state, so that an
+ * input of the same path, size and mtime comes with its records (identify.c
+ * also takes one of another mtime whose SHA-256 is the same). An input it
+ * recorded a problem for is read again. An index that cannot be used is
+ * said, and every input read.
+ */
+static void load_reuse(struct batch *b, const char *path)
+{
+	struct index old;
+	char err[1024];
+
+	index_init(&old);
+	if (index_load(&old, path, err, sizeof(err)) || old.h.fallback != b->o->fallback) {
+		warning(path, "cannot be reused (%s); every input is read",
+			old.h.fallback != b->o->fallback ? "another --fallback-key" : err);
+		index_release(&old);
+		return;
+	}
+	for (size_t e = 0; e < old.nerrors; e++) {
+		ssize_t i = index_error_input(&old.st, old.errors[e].path);
+
+		if (i >= 0)
+			old.st.inputs[i].size = UINT64_MAX; /* matches no file */
+	}
+	if ((b->state.saved = malloc(sizeof(*b->state.saved)))) {
+		*b->state.saved = old.st;
+		state_init(&old.st);
+	}
+	index_release(&old);
+}
+
+/* The index of what phase 1 found, with the problems it met. */
+static int save_index(struct batch *b, const char *out)
+{
+	struct index_header h = { b->o->fallback, b->o->shard_k, b->o->shard_n };
+	struct index_error *errs = malloc((b->nfailures + 1) * sizeof(*errs));
+	int err;
+
+	if (!errs)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nfailures; i++)
+		errs[i] = (struct index_error){ b->failures[i].path, b->failures[i].msg };
+	err = index_write(out, &h, &b->state, errs, b->nfailures);
+	free(errs);
+	return err;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The distinct build IDs of the parts (their order is the index's: sorted on a copy). */
+static size_t distinct_keys(const struct state *s)
+{
+	const char **keys = malloc((s->nparts + 1) * sizeof(*keys));
+	size_t n = 0;
+
+	if (!keys)
+		return 0;
+	for (size_t k = 0; k < s->nparts; k++)
+		keys[k] = s->parts[k].key;
+	if (s->nparts > 1)
+		qsort(keys, s->nparts, sizeof(*keys), cmp_key);
+	for (size_t k = 0; k < s->nparts; k++)
+		n += !k || strcmp(keys[k - 1], keys[k]);
+	free(keys);
+	return n;
+}
+
+static size_t reused(const struct batch *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->state.ninputs; i++)
+		n += b->state.inputs[i].from_state;
+	return n;
+}
+
+int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const char *out,
+		const char *reuse)
+{
+	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	struct lidia_log_cb old_log;
+	struct batch b;
+	int err, ret;
+
+	batch_init(&b, o);
+	if (reuse)
+		load_reuse(&b, reuse);
+	remove_temps_on_signal();
+	if (pool_start(&b.pool, jobs)) {
+		error(NULL, "cannot start %u threads", jobs);
+		batch_release(&b);
+		return EXIT_FAILED;
+	}
+	old_log = lidia_set_log(batch_log, &b);
+	progress_start(&b);
+	identify_inputs(&b, paths, npaths);
+	pool_stop(&b.pool);
+	progress_stop(&b);
+	lidia_set_log(old_log.fn, old_log.ctx);
+	if ((err = save_index(&b, out)))
+		error(out, "cannot write the index: %s", strerror(-err));
+	fprintf(stderr,
+		"lidiagen: index: %zu files, %zu ELF, %zu build IDs (%zu inputs reused); %zu "
+		"warning%s; %zu failed\n",
+		b.files, b.elves, distinct_keys(&b.state), reused(&b), b.warnings,
+		b.warnings == 1 ? "" : "s", b.failed_inputs);
+	ret = err || b.failed_inputs || (o->strict && b.warnings) ? EXIT_FAILED : EXIT_OK;
+	batch_release(&b);
+	return ret;
+}
