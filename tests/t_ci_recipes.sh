@@ -554,7 +554,7 @@ fi
 # shellcheck disable=SC2086
 run "$ex/cc" cc -std=c11 -Wall -Wextra -Werror ${SANITIZE:+-fsanitize=$SANITIZE} -I"$top/lib" \
 	-o "$ex/example" "$ex/example.c" \
-	"$BUILD/liblidia.a" $(pkg-config --libs libelf libdw libzstd liblzma zlib) -lpthread -ldl -lstdc++
+	"$BUILD/liblidia.a" $(pkg-config --libs libelf libdw libzstd liblzma libdeflate) -lpthread -ldl -lstdc++
 if [ "$RC" -ne 0 ]; then
 	not_ok "README's library example compiles against $BUILD/liblidia.a" "$(first_lines 20 "$ex/cc.err")"
 	exit 0
