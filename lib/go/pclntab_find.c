@@ -40,6 +40,48 @@ static bool plausible(const struct gotab *t)
 	return true;
 }
 
+/* The symbols of Go's linker this file may look up. */
+enum go_sym {
+	SYM_MODULEDATA,
+	SYM_BUILDVERSION,
+	SYM_PCLNTAB,
+	SYM_EPCLNTAB,
+	SYM_GOFUNC,
+	SYM_GOFUNC_OLD,
+	NSYMS
+};
+
+/*
+ * Those symbols' values, all found in one pass over the symbol tables when
+ * the first is wanted: a name at a time was a pass each (and one per
+ * candidate table in a scan), a quarter of a big Go program's conversion.
+ */
+struct go_syms {
+	const struct lidia_elf *e;
+	bool looked;
+	bool found[NSYMS];
+	uint64_t value[NSYMS];
+};
+
+static bool go_sym(struct go_syms *s, enum go_sym which, uint64_t *value)
+{
+	static const char *const names[NSYMS] = {
+		[SYM_MODULEDATA] = "runtime.firstmoduledata",
+		[SYM_BUILDVERSION] = "runtime.buildVersion",
+		[SYM_PCLNTAB] = "runtime.pclntab",
+		[SYM_EPCLNTAB] = "runtime.epclntab",
+		[SYM_GOFUNC] = "go:func.*",
+		[SYM_GOFUNC_OLD] = "go.func.*",
+	};
+
+	if (!s->looked)
+		elf_symbol_values(s->e, names, s->value, s->found, NSYMS);
+	s->looked = true;
+	if (s->found[which])
+		*value = s->value[which];
+	return s->found[which];
+}
+
 /*
  * runtime.text in a 1.18+ header is a pointer: where the linker left it to
  * a RELATIVE relocation (lld does, GNU ld and Go's linker write it in place
@@ -133,15 +175,15 @@ static const unsigned char *next_segment(const struct lidia_elf *e, size_t *i, b
 }
 
 /* Search the writable segments (and RELATIVE relocations) for the module data. */
-static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t *blob_size)
+static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, struct go_syms *syms,
+			    uint64_t *blob_size)
 {
 	uint64_t md, sites[8], scanned = 0;
 	const unsigned char *p;
 	GElf_Phdr ph;
 	size_t n;
 
-	if (elf_symbol_value(e, "runtime.firstmoduledata", &md) &&
-	    check_moduledata(e, t, md, blob_size))
+	if (go_sym(syms, SYM_MODULEDATA, &md) && check_moduledata(e, t, md, blob_size))
 		return true;
 	for (size_t i = 0; (p = next_segment(e, &i, true, &scanned, &ph));) {
 		for (uint64_t off = (t->ptr_size - ph.p_vaddr % t->ptr_size) % t->ptr_size;
@@ -164,7 +206,7 @@ static bool find_moduledata(const struct lidia_elf *e, struct gotab *t, uint64_t
  * header; the flags' bit 1 marks the 1.18+ form, which holds no pointer) or
  * through the symbol. Other headers know their layout: nothing looked up.
  */
-static void set_release(const struct lidia_elf *e, struct gotab *t)
+static void set_release(const struct lidia_elf *e, struct gotab *t, struct go_syms *syms)
 {
 	static const char magic[] = "\xff Go buildinf:";
 	unsigned p = t->ptr_size;
@@ -177,7 +219,7 @@ static void set_release(const struct lidia_elf *e, struct gotab *t)
 	    !memcmp(d, magic, sizeof(magic) - 1) && d[14] == p && !(d[15] & 2))
 		elf_read_word(e, va + 16, p, &sv);
 	if (!sv)
-		elf_symbol_value(e, "runtime.buildVersion", &sv);
+		go_sym(syms, SYM_BUILDVERSION, &sv);
 	if (sv && elf_read_word(e, sv, p, &str) && elf_read_word(e, sv + p, p, &len) && len <= 64 &&
 	    (s = elf_va_ptr(e, str, len)))
 		gotab_set_release(t, gotab_release_minor((const char *)s, len));
@@ -189,7 +231,7 @@ static void set_release(const struct lidia_elf *e, struct gotab *t)
  * few are tried (a Go program has one table), not every one a corrupt or
  * hostile file might hold.
  */
-static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
+static bool scan_for_table(const struct lidia_elf *e, struct gotab *t, struct go_syms *syms)
 {
 	unsigned ptr = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, tries = 0;
 	bool be = elf_big_endian(e);
@@ -217,9 +259,9 @@ static bool scan_for_table(const struct lidia_elf *e, struct gotab *t)
 			t->read_va = elf_read_va_cb;
 			t->read_word = elf_read_word_cb;
 			t->ctx = (void *)e;
-			if (find_moduledata(e, t, &blob) && blob <= t->size) {
+			if (find_moduledata(e, t, syms, &blob) && blob <= t->size) {
 				t->size = blob;
-				set_release(e, t);
+				set_release(e, t, syms);
 				return true;
 			}
 		}
@@ -265,6 +307,7 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 {
 	static const char *const sections[] = { ".gopclntab", ".data.rel.ro.gopclntab" };
 	bool be = elf_big_endian(e), found = false;
+	struct go_syms syms = { .e = e };
 	const unsigned char *data;
 	uint64_t va, size, end, blob;
 
@@ -274,9 +317,8 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 	/* Symbol look-ups and scans are for what Go's linker wrote, not every ELF. */
 	if (!found && !has_go_note(e))
 		return 0;
-	if (!found && elf_symbol_value(e, "runtime.pclntab", &va) &&
-	    elf_symbol_value(e, "runtime.epclntab", &end) && end > va &&
-	    (data = elf_va_ptr(e, va, end - va)))
+	if (!found && go_sym(&syms, SYM_PCLNTAB, &va) && go_sym(&syms, SYM_EPCLNTAB, &end) &&
+	    end > va && (data = elf_va_ptr(e, va, end - va)))
 		found = !gotab_parse(t, data, end - va, va, be);
 	if (found) {
 		t->read_va = elf_read_va_cb;
@@ -285,16 +327,16 @@ int gotab_find(struct gotab *t, const struct lidia_elf *e)
 		text_start_relocated(e, t);
 		if (!plausible(t))
 			return LIDIA_E_GO;
-		set_release(e, t);
+		set_release(e, t, &syms);
 		if (t->version >= GO_1_18) {
 			/* Where the inline trees are: the symbol, or the module data's word. */
-			if (elf_symbol_value(e, "go:func.*", &t->gofunc) ||
-			    elf_symbol_value(e, "go.func.*", &t->gofunc))
+			if (go_sym(&syms, SYM_GOFUNC, &t->gofunc) ||
+			    go_sym(&syms, SYM_GOFUNC_OLD, &t->gofunc))
 				t->have_gofunc = true;
 			else
-				find_moduledata(e, t, &blob);
+				find_moduledata(e, t, &syms, &blob);
 		}
 		return 1;
 	}
-	return scan_for_table(e, t) ? 1 : 0;
+	return scan_for_table(e, t, &syms) ? 1 : 0;
 }

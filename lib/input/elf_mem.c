@@ -72,39 +72,56 @@ bool elf_section_size(const struct lidia_elf *e, const char *name, uint64_t *siz
 	return true;
 }
 
-bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value)
+/* Whether sn is names[k], unless found already: its first three bytes first, cheaply. */
+static bool wanted(const char *sn, const char *const *names, size_t k, const bool *found)
+{
+	const char *n = names[k];
+
+	return !found[k] && sn[0] == n[0] && sn[1] == n[1] && sn[2] == n[2] && !strcmp(sn, n);
+}
+
+/* Look for names[0..n) among the defined symbols of the tables of type want. */
+static size_t scan_symbols(const struct lidia_elf *e, Elf64_Word want, const char *const *names,
+			   uint64_t *values, bool *found, size_t n, size_t left)
 {
 	Elf_Scn *scn = NULL;
 
-	for (int pass = 0; pass < 2; pass++) {
-		Elf64_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+	while (left && (scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t count;
 
-		while ((scn = elf_nextscn(e->elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			size_t n;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		count = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+		for (size_t i = 1; i < count && left; i++) {
+			GElf_Sym s;
+			const char *sn;
 
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+			if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+			    !(sn = elf_strptr(e->elf, sh.sh_link, s.st_name)) || !sn[0] || !sn[1])
 				continue;
-			data = elf_getdata(scn, NULL);
-			if (!data)
-				continue;
-			n = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
-			for (size_t i = 1; i < n; i++) {
-				GElf_Sym s;
-				const char *sn;
-
-				if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-					continue;
-				sn = elf_strptr(e->elf, sh.sh_link, s.st_name);
-				if (sn && !strcmp(sn, name)) {
-					*value = s.st_value;
-					return true;
+			for (size_t k = 0; k < n; k++) {
+				if (wanted(sn, names, k, found)) {
+					values[k] = s.st_value;
+					found[k] = true;
+					left--;
 				}
 			}
 		}
 	}
-	return false;
+	return left;
+}
+
+void elf_symbol_values(const struct lidia_elf *e, const char *const *names, uint64_t *values,
+		       bool *found, size_t n)
+{
+	size_t left = n;
+
+	memset(found, 0, n * sizeof(*found));
+	left = scan_symbols(e, SHT_SYMTAB, names, values, found, n, left);
+	scan_symbols(e, SHT_DYNSYM, names, values, found, n, left);
 }
 
 static bool is_relative(const struct lidia_elf *e, unsigned type)

@@ -23,8 +23,13 @@ bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *add
 /* The size of the section named name (even NOBITS or compressed); false if absent. */
 bool elf_section_size(const struct lidia_elf *e, const char *name, uint64_t *size);
 
-/* The value of the first symbol named name in .symtab (or .dynsym). */
-bool elf_symbol_value(const struct lidia_elf *e, const char *name, uint64_t *value);
+/*
+ * The values of the first symbols named names[0..n) (each at least three
+ * bytes long) in .symtab, else .dynsym, found[k] telling which were: one
+ * pass over the tables for all of them.
+ */
+void elf_symbol_values(const struct lidia_elf *e, const char *const *names, uint64_t *values,
+		       bool *found, size_t n);
 
 /* A pointer-sized word at va in the image's byte order. */
 bool elf_read_word(const struct lidia_elf *e, uint64_t va, unsigned ptr_size, uint64_t *value);
