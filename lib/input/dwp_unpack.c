@@ -204,8 +204,8 @@ out:
 }
 
 /* A new file at path (never one that is there), written from pieces. */
-static int write_file(struct dwp_unpacked *u, const char *path, const GElf_Ehdr *like,
-		      GElf_Half type, const struct piece *pieces, size_t n)
+static int write_elf_file(struct dwp_unpacked *u, const char *path, const GElf_Ehdr *like,
+			  GElf_Half type, const struct piece *pieces, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int err;
@@ -255,7 +255,7 @@ static int write_dwo(struct dwp_unpacked *u, const struct package *p, uint32_t r
 	}
 	if (p->str)
 		pieces[n++] = (struct piece){ ".debug_str.dwo", p->str, p->str_size };
-	return write_file(u, path, &p->e->ehdr, ET_REL, pieces, n);
+	return write_elf_file(u, path, &p->e->ehdr, ET_REL, pieces, n);
 }
 
 static bool open_package(struct package *p, const struct lidia_elf *e)
@@ -307,7 +307,7 @@ static int write_image(struct dwp_unpacked *u, const struct lidia_elf *image)
 	}
 	memcpy(path, u->dir, strlen(u->dir));
 	memcpy(path + strlen(u->dir), "/image", sizeof("/image"));
-	if ((err = write_file(u, path, &image->ehdr, image->ehdr.e_type, pieces, n)))
+	if ((err = write_elf_file(u, path, &image->ehdr, image->ehdr.e_type, pieces, n)))
 		return err;
 	if ((u->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(u->fd, &st))
 		return -errno;
