@@ -136,7 +136,8 @@ static int join_scans(struct scan_run *r)
 	for (size_t k = 0; k < r->nchunks && !err; k++) {
 		struct scan_chunk *c = &r->chunks[k];
 
-		memcpy(w->subs + base, c->subs, c->nsubs * sizeof(*c->subs));
+		if (c->nsubs) /* none: no array */
+			memcpy(w->subs + base, c->subs, c->nsubs * sizeof(*c->subs));
 		for (uint32_t u = c->first; u < c->end; u++) {
 			w->units[u].subs_first += base;
 			w->units[u].subs_end += base;

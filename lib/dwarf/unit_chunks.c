@@ -169,14 +169,15 @@ static int join_chunk(struct dw *w, struct chunk *c)
 
 	if (!err)
 		err = builder_append(x->b, o->b);
-	if (!err &&
+	/* Empty lists have no arrays: nothing to copy from NULL. */
+	if (!err && o->orphans.n &&
 	    !(err = LIDIA_GROW(x->orphans.v, x->orphans.n + o->orphans.n, x->orphans.cap))) {
 		memcpy(x->orphans.v + x->orphans.n, o->orphans.v,
 		       o->orphans.n * sizeof(*o->orphans.v));
 		x->orphans.n += o->orphans.n;
 		name_blocks_move(&x->orphans.names, &o->orphans.names);
 	}
-	if (!err &&
+	if (!err && o->covered.n &&
 	    !(err = LIDIA_GROW(x->covered.v, x->covered.n + o->covered.n, x->covered.cap))) {
 		memcpy(x->covered.v + x->covered.n, o->covered.v,
 		       o->covered.n * sizeof(*o->covered.v));

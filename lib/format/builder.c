@@ -338,8 +338,9 @@ int builder_append(struct lidia_builder *dst, const struct lidia_builder *src)
 		    (err = map_string(dst, src, &m, r->file, true, &br->file)) ||
 		    (err = map_string(dst, src, &m, r->call_file, true, &br->call_file)))
 			break;
-		memcpy(dst->lines + dst->nlines, src->lines + r->line_idx,
-		       r->line_count * sizeof(*src->lines));
+		if (r->line_count) /* src may have no lines at all */
+			memcpy(dst->lines + dst->nlines, src->lines + r->line_idx,
+			       r->line_count * sizeof(*src->lines));
 		dst->nlines += r->line_count;
 		dst->nranges++;
 	}
