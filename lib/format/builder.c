@@ -103,13 +103,20 @@ size_t lidia_builder_count(const struct lidia_builder *b)
 	return b->nranges;
 }
 
-static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
+/* The offset of s[0..len) in the strings ("" when len is 0), added on first use. */
+static int intern_n(struct lidia_builder *b, const char *s, size_t len, uint32_t *off)
 {
 	uint64_t o;
-	int err = strtab_intern(&b->strings, s ? s : "", s ? strlen(s) : 0, &o);
+	int err = strtab_intern(&b->strings, len ? s : "", len, &o);
 
 	*off = (uint32_t)o;
 	return err;
+}
+
+/* A NUL-terminated name's offset (NULL: ""). */
+static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
+{
+	return intern_n(b, s, s ? strlen(s) : 0, off);
 }
 
 int lidia_builder_map_prefix(struct lidia_builder *b, const char *old_prefix,
@@ -176,16 +183,6 @@ static size_t find_raw(const struct file_map *f, uint32_t raw)
 			hi = mid;
 	}
 	return lo < f->n && f->raw[lo] == raw ? lo : f->n;
-}
-
-/* s[0..len)'s offset, as intern() */
-static int intern_n(struct lidia_builder *b, const char *s, size_t len, uint32_t *off)
-{
-	uint64_t o;
-	int err = strtab_intern(&b->strings, len ? s : "", len, &o);
-
-	*off = (uint32_t)o;
-	return err;
 }
 
 /* A file name s[0..len)'s offset: as intern(), with the prefix rules applied once per distinct name. */

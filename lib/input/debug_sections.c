@@ -4,8 +4,6 @@
  * own when the one given is compressed (gABI zstd and zlib inflated here, a
  * section per thread; see the header).
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <libdeflate.h>
@@ -13,6 +11,7 @@
 
 #include "debug_sections.h"
 #include "internal.h"
+#include "run_items.h"
 
 #ifndef ELFCOMPRESS_ZSTD
 #define ELFCOMPRESS_ZSTD 2 /* gABI; newer than Debian 12's <elf.h> */
@@ -118,7 +117,6 @@ struct job {
 	uint64_t src_len;
 	uint64_t off, room; /* where it goes in the copy, and how much it may take */
 	bool done;	    /* inflated (ZSTD, ZLIB) */
-	bool finished;	    /* run to its end (a guarded thread may be cut short) */
 	const char *why;    /* why a ZSTD one was not */
 };
 
@@ -133,7 +131,6 @@ struct copy {
 	struct job *jobs; /* the sections that go in, in index order */
 	size_t njobs;
 	struct job **order; /* the same, largest first: the order threads take them */
-	atomic_size_t next; /* the next of order to take */
 	int (*guard)(void (*fn)(void *arg), void *arg);
 };
 
@@ -256,28 +253,12 @@ static void run_job(struct copy *c, struct job *j)
 		debug_sections_drop_pages(e, j->sh.sh_offset, j->sh.sh_size);
 }
 
-/* A thread's part: the next job not yet taken, until none is left. */
-static void take_jobs(void *arg)
+/* The k-th job, largest first, on whichever thread took it. */
+static void run_ordered(void *ctx, unsigned slot, size_t k)
 {
-	struct copy *c = arg;
-	size_t k;
+	struct copy *c = ctx;
 
-	while ((k = atomic_fetch_add(&c->next, 1)) < c->njobs) {
-		run_job(c, c->order[k]);
-		c->order[k]->finished = true;
-	}
-}
-
-/* A started thread's part, through the caller's guard. */
-static void *helper(void *arg)
-{
-	struct copy *c = arg;
-
-	if (c->guard)
-		c->guard(take_jobs, c);
-	else
-		take_jobs(c);
-	return NULL;
+	run_job(c, c->order[k]);
 }
 
 static int larger_first(const void *a, const void *b)
@@ -295,8 +276,7 @@ static int larger_first(const void *a, const void *b)
  */
 static int run_jobs(struct copy *c, unsigned threads)
 {
-	pthread_t tid[64];
-	size_t n = 0;
+	int err;
 
 	c->order = malloc((c->njobs ? c->njobs : 1) * sizeof(*c->order));
 	if (!c->order)
@@ -304,28 +284,10 @@ static int run_jobs(struct copy *c, unsigned threads)
 	for (size_t k = 0; k < c->njobs; k++)
 		c->order[k] = &c->jobs[k];
 	qsort(c->order, c->njobs, sizeof(*c->order), larger_first);
-	atomic_init(&c->next, 0);
-	if (threads > ARRAY_SIZE(tid) + 1)
-		threads = ARRAY_SIZE(tid) + 1;
-	while (n + 1 < threads && n + 1 < c->njobs && !pthread_create(&tid[n], NULL, helper, c))
-		n++;
-	/*
-	 * This thread's part guarded too while others run: a fault must not
-	 * leave them writing to c once this frame is gone.
-	 */
-	if (n)
-		helper(c);
-	else
-		take_jobs(c);
-	for (size_t k = 0; k < n; k++)
-		pthread_join(tid[k], NULL);
-	/* What a guard cut short is done again here, where only the caller's guard is. */
-	for (size_t k = 0; k < c->njobs; k++)
-		if (!c->jobs[k].finished)
-			run_job(c, &c->jobs[k]);
+	err = run_items(c->njobs, threads, c->guard, run_ordered, c);
 	free(c->order);
 	c->order = NULL;
-	return 0;
+	return err;
 }
 
 /* n bytes of v at p, in the image's byte order. */
