@@ -37,7 +37,7 @@ static void text_str(struct lidia_str s)
 		fputs("??", stdout);
 }
 
-static void json_str(const char *key, struct lidia_str s)
+static void dump_str(const char *key, struct lidia_str s)
 {
 	printf(",\"%s\":", key);
 	json_string(stdout, s.ptr, s.len);
@@ -62,9 +62,9 @@ static void print_range_json(const struct lidia_range_info *ri)
 {
 	printf("{\"va\":\"0x%" PRIx64 "\",\"length\":%" PRIu64 ",\"depth\":%" PRIu64, ri->va,
 	       ri->length, (uint64_t)ri->depth);
-	json_str("function", ri->func);
-	json_str("file", ri->file);
-	json_str("call_file", ri->call_file);
+	dump_str("function", ri->func);
+	dump_str("file", ri->file);
+	dump_str("call_file", ri->call_file);
 	printf(",\"call_line\":%" PRIu64 ",\"lines\":[", (uint64_t)ri->call_line);
 }
 

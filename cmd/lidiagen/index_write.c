@@ -31,12 +31,6 @@ static const char *const skip_names[] = {
 	[SKIP_NOT_PROGRAM] = "not a program",
 };
 
-static void str(FILE *f, const char *name, const char *value)
-{
-	fprintf(f, ",\"%s\":", name);
-	json_string(f, value, strlen(value));
-}
-
 static void flag(FILE *f, const char *name, bool on)
 {
 	fprintf(f, ",\"%s\":%s", name, on ? "true" : "false");
@@ -79,10 +73,10 @@ static void write_part(FILE *f, const char *input, const struct state_part *p)
 
 	input_and_members(f, input, p->path);
 	if (p->member)
-		str(f, "name", p->member);
+		json_field(f, "name", p->member);
 	fprintf(f, ",\"size\":%llu", (unsigned long long)p->size);
-	str(f, "build_id", p->key);
-	str(f, "kind", part_kind(p));
+	json_field(f, "build_id", p->key);
+	json_field(f, "kind", part_kind(p));
 	flag(f, "symtab", p->info.has_symtab);
 	flag(f, "dwarf", p->info.has_dwarf);
 	flag(f, "go", p->info.has_go);
@@ -92,42 +86,42 @@ static void write_part(FILE *f, const char *input, const struct state_part *p)
 		: p->info.has_symtab ? "\"symbols\""
 				     : "\"dynsym\"");
 	if (p->info.go_build_id[0])
-		str(f, "go_build_id", p->info.go_build_id);
+		json_field(f, "go_build_id", p->info.go_build_id);
 	fputs("}\n", f);
 }
 
 static void write_skip(FILE *f, const char *input, const struct state_skip *k)
 {
 	input_and_members(f, input, k->path);
-	str(f, "skipped", skip_names[k->reason]);
+	json_field(f, "skipped", skip_names[k->reason]);
 	if (k->reason == SKIP_SHORT_KEY)
-		str(f, "build_id", k->key);
+		json_field(f, "build_id", k->key);
 	if (k->go)
 		flag(f, "go", true);
 	if (k->dwz)
-		str(f, "kind", "dwz");
+		json_field(f, "kind", "dwz");
 	fputs("}\n", f);
 }
 
 static void write_input(FILE *f, const struct state_input *in)
 {
 	fputs("{\"input\":", f);
-	json_string(f, in->path, strlen(in->path));
+	json_str(f, in->path);
 	fprintf(f, ",\"size\":%llu,\"mtime_ns\":%lld", (unsigned long long)in->size,
 		(long long)in->mtime);
-	str(f, "type", type_names[in->kind]);
+	json_field(f, "type", type_names[in->kind]);
 	if (in->sha256[0])
-		str(f, "sha256", in->sha256);
+		json_field(f, "sha256", in->sha256);
 	fputs("}\n", f);
 }
 
 static void write_error(FILE *f, const char *input, const struct index_error *e)
 {
 	fputs("{\"input\":", f);
-	json_string(f, input, strlen(input));
-	str(f, "error", e->msg);
+	json_str(f, input);
+	json_field(f, "error", e->msg);
 	if (strcmp(input, e->path))
-		str(f, "at", e->path);
+		json_field(f, "at", e->path);
 	fputs("}\n", f);
 }
 
@@ -222,7 +216,7 @@ static void write_all(FILE *f, void *ctx)
 	const struct writing *w = ctx;
 
 	fprintf(f, "{\"lidia_index\":%d", INDEX_VERSION);
-	str(f, "fallback_key", fallback_name(w->h->fallback));
+	json_field(f, "fallback_key", fallback_name(w->h->fallback));
 	if (w->h->slice_n)
 		fprintf(f, ",\"slice\":\"%u/%u\"", w->h->slice_k, w->h->slice_n);
 	fputs("}\n", f);

@@ -24,6 +24,17 @@ void json_string(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
+void json_str(FILE *f, const char *s)
+{
+	json_string(f, s, strlen(s));
+}
+
+void json_field(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, ",\"%s\":", name);
+	json_str(f, value);
+}
+
 /* The parser's cursor over the line. */
 struct cur {
 	char *p;

@@ -11,6 +11,12 @@
 /* Print s[0..len) as a JSON string, quotes included. */
 void json_string(FILE *f, const char *s, size_t len);
 
+/* A NUL-terminated s, as json_string(). */
+void json_str(FILE *f, const char *s);
+
+/* ,"name":"value" (name is written as it is). */
+void json_field(FILE *f, const char *name, const char *value);
+
 /* The most strings one array of a parsed line may hold. */
 #define JSON_MAX_ITEMS 32
 

@@ -17,18 +17,6 @@
 #include "json.h"
 #include "tempfile.h"
 
-static void json_str(FILE *f, const char *s)
-{
-	json_string(f, s, strlen(s));
-}
-
-/* ,"name":"value" */
-static void json_field(FILE *f, const char *name, const char *value)
-{
-	fprintf(f, ",\"%s\":", name);
-	json_str(f, value);
-}
-
 static const char *const status_names[] = {
 	[ST_PENDING] = "failed", /* never converted (out of memory) */
 	[ST_CONVERTED] = "converted", [ST_REPLACED] = "replaced",   [ST_KEPT] = "kept",
