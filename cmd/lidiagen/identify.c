@@ -375,13 +375,7 @@ static void identify_input(void *arg)
 /* The index's --shard K/N: an input's slice, by a hash of its path as walked (FNV-1a). */
 static bool input_shard_of(const struct batch_opts *o, const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	if (!o->shard_n)
-		return true;
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ull;
-	return h % o->shard_n == o->shard_k - 1;
+	return !o->shard_n || str_hash64(path) % o->shard_n == o->shard_k - 1;
 }
 
 static void found_file(void *ctx, const char *path, bool explicit)

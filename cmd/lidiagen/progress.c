@@ -49,14 +49,12 @@ static bool line_shown(const struct batch *b)
 
 void progress_key(struct batch *b, const char *key)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a: distinct keys, for the line alone */
+	uint64_t h;
 	size_t i;
 
 	if (!line_shown(b))
 		return;
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	h |= 1; /* 0 marks an empty slot */
+	h = str_hash64(key) | 1; /* distinct keys, for the line alone; 0 marks an empty slot */
 	if (2 * (b->keys_seen + 1) > b->cap_keys) {
 		size_t cap = b->cap_keys ? 2 * b->cap_keys : 256;
 		uint64_t *keys = calloc(cap, sizeof(*keys));

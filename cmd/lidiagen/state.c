@@ -22,13 +22,18 @@ void state_init(struct state *s)
 
 /* ---- Indexes: inputs by path, outputs by key (no run is quadratic in its inputs) ---- */
 
-static size_t str_hash(const char *s)
+uint64_t str_hash64(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (size_t)h;
+	return h;
+}
+
+static size_t str_hash(const char *s)
+{
+	return (size_t)str_hash64(s);
 }
 
 static const char *input_path(const struct state *s, size_t i)

@@ -153,4 +153,7 @@ bool state_output_dynsym_only(const struct state *s, const char *key);
 /* Sort the parts by key, then path: the order every decision is made in; the skips by path. */
 void state_sort_parts(struct state *s);
 
+/* FNV-1a of a string: the state's indexes, the index's slices, the progress line's keys. */
+uint64_t str_hash64(const char *s);
+
 #endif

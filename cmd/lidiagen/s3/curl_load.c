@@ -57,6 +57,7 @@ static void load(void)
 	if (fns.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		snprintf(load_why, sizeof(load_why), "cannot start libcurl (curl_global_init)");
 		load_ret = -ENOMEM;
+		dlclose(h);
 		return;
 	}
 	s3_curl = fns;
