@@ -283,6 +283,19 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 }
 
 /*
+ * An input whose parts and passed-over images are known without reading it
+ * (from the state, or an index): counted and shown as if read. Under b->lock.
+ */
+static void take_known(struct batch *b, const struct state_input *in)
+{
+	b->files++;
+	for (size_t k = in->part0; k < in->part0 + in->nparts; k++)
+		progress_key(b, b->state.parts[k].key);
+	for (size_t k = in->skip0; k < in->skip0 + in->nskips; k++)
+		say_skipped(b, &b->state.skips[k]);
+}
+
+/*
  * The index (--reuse): an input of the old index with the same size but
  * another mtime (a fresh checkout, a downloaded artifact) is taken from it
  * when its contents hash the same; sha is then the hash, computed once.
@@ -306,14 +319,8 @@ static bool reuse_by_hash(struct identify_task *t, char sha[65])
 		return true; /* failed: not read again */
 	}
 	if (same) {
-		const struct state_input *in = &b->state.inputs[t->input];
-
 		b->state.inputs[t->input].from_state = true;
-		for (size_t k = in->part0; k < in->part0 + in->nparts; k++)
-			progress_key(b, b->state.parts[k].key);
-		for (size_t k = in->skip0; k < in->skip0 + in->nskips; k++)
-			say_skipped(b, &b->state.skips[k]);
-		b->files++;
+		take_known(b, &b->state.inputs[t->input]);
 	}
 	pthread_mutex_unlock(&b->lock);
 	return same;
@@ -394,13 +401,7 @@ static void found_file(void *ctx, const char *path, bool explicit)
 	known = idx >= 0 && b->state.inputs[idx].from_state;
 	if (known) {
 		/* Unchanged since the last run: its parts and what was passed over are known. */
-		const struct state_input *in = &b->state.inputs[idx];
-
-		b->files++;
-		for (size_t k = in->part0; k < in->part0 + in->nparts; k++)
-			progress_key(b, b->state.parts[k].key);
-		for (size_t k = in->skip0; k < in->skip0 + in->nskips; k++)
-			say_skipped(b, &b->state.skips[k]);
+		take_known(b, &b->state.inputs[idx]);
 		progress(b);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -455,11 +456,7 @@ void identify_from_index(struct batch *b, const struct index *ix)
 		}
 		to = &b->state.inputs[idx];
 		memcpy(to->sha256, in->sha256, sizeof(in->sha256));
-		b->files++;
-		for (size_t k = to->part0; k < to->part0 + to->nparts; k++)
-			progress_key(b, b->state.parts[k].key);
-		for (size_t k = to->skip0; k < to->skip0 + to->nskips; k++)
-			say_skipped(b, &b->state.skips[k]);
+		take_known(b, to);
 	}
 	b->elves = b->state.nparts + b->state.nskips;
 	pthread_mutex_unlock(&b->lock);
