@@ -34,8 +34,13 @@ static bool build_id_path(char *buf, size_t size, const char *dir, const char *h
 	return path_fmt(buf, size, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
 }
 
-/* Open path as an image with build ID want (hex); 1 when it is one. */
-static int open_matching(const char *path, const char *want, struct lidia_elf **out)
+/*
+ * Open path as an image with build ID want (hex); 1 when it is one. One
+ * with another build ID is refused (its path into refused, when that is
+ * given and still empty).
+ */
+static int open_matching(const char *path, const char *want, struct lidia_elf **out, char *refused,
+			 size_t refused_size)
 {
 	struct lidia_elf *e;
 	char id[LIDIA_KEY_MAX];
@@ -44,6 +49,8 @@ static int open_matching(const char *path, const char *want, struct lidia_elf **
 		return 0;
 	if (want && (lidia_elf_build_id(e, id, sizeof(id)) || strcmp(id, want))) {
 		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
+		if (refused && !refused[0])
+			snprintf(refused, refused_size, "%s", path);
 		lidia_elf_close(e);
 		return 0;
 	}
@@ -84,20 +91,11 @@ static int try_path(struct search *s, const char *path, struct lidia_elf **out)
 	struct lidia_elf_info info;
 	struct lidia_elf *d;
 	struct stat st;
-	char id[LIDIA_KEY_MAX];
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-	    (s->have_st && st.st_dev == s->st.st_dev && st.st_ino == s->st.st_ino))
+	    (s->have_st && st.st_dev == s->st.st_dev && st.st_ino == s->st.st_ino) ||
+	    !open_matching(path, s->id, &d, s->refused, sizeof(s->refused)))
 		return 0;
-	if (access(path, R_OK) || elf_image_open(&d, path, true))
-		return 0;
-	if (lidia_elf_build_id(d, id, sizeof(id)) || strcmp(id, s->id)) {
-		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
-		if (!s->refused[0])
-			snprintf(s->refused, sizeof(s->refused), "%s", path);
-		lidia_elf_close(d);
-		return 0;
-	}
 	/* A copy of the binary (same build ID, nothing more) must not end the search. */
 	lidia_elf_info(d, &info);
 	if (!info.has_dwarf && !info.has_symtab) {
@@ -252,21 +250,21 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 		snprintf(hex + 2 * i, 3, "%02x", end[1 + i]);
 	for (size_t i = 0; dirs && dirs[i]; i++) {
 		if (build_id_path(path, sizeof(path), dirs[i], hex) &&
-		    open_matching(path, hex, out))
+		    open_matching(path, hex, out, NULL, 0))
 			return 1;
 	}
 	dir_of(e->name, dir, sizeof(dir));
 	if (name[0] == '/') {
-		if (open_matching(name, hex, out))
+		if (open_matching(name, hex, out, NULL, 0))
 			return 1;
 		/* An unpacked package: <root>/usr/lib/debug/... names /usr/lib/debug/... */
 		root = strstr(e->name, "/usr/lib/debug/");
 		if (root &&
 		    path_fmt(path, sizeof(path), "%.*s%s", (int)(root - e->name), e->name, name) &&
-		    open_matching(path, hex, out))
+		    open_matching(path, hex, out, NULL, 0))
 			return 1;
 	} else if (path_fmt(path, sizeof(path), "%s/%s", dir, name) &&
-		   open_matching(path, hex, out)) {
+		   open_matching(path, hex, out, NULL, 0)) {
 		return 1;
 	}
 	lidia_log(LIDIA_LOG_WARN, "%s: dwz supplementary file '%s' (build ID %s) not found",
