@@ -29,6 +29,8 @@
 # Targets: lidiagen at least 2x faster (wall) than gsymutil with 1 thread, and
 # at most half its peak RSS, on each input.
 set -euo pipefail
+# shellcheck source=bench/lib_deb.sh
+. "$(dirname "$0")/lib_deb.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -72,21 +74,8 @@ if [ -n "${DWARF_BENCH_INPUT:-}" ]; then
 else
 	pkg=librados2-dbg
 	dir=$CACHE/dwarf_bench/$pkg
-	deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		say "downloading $pkg (about 100 MB)"
-		mkdir -p "$CACHE/debs"
-		(cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null) ||
-			{ as_root apt-get update -q >/dev/null &&
-			  (cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null); } ||
-			die "cannot download $pkg"
-		deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1)
-	fi
-	if [ ! -f "$dir/.unpacked" ] || [ "$(cat "$dir/.unpacked")" != "$(basename "$deb")" ]; then
-		rm -rf "$dir" && mkdir -p "$dir"
-		dpkg-deb -x "$deb" "$dir"
-		basename "$deb" >"$dir/.unpacked"
-	fi
+	unpack_deb "$pkg" "$dir" >/dev/null
+	deb=$(fetch_deb "$pkg")
 	compressed=$(find "$dir/usr/lib/debug" -type f -name '*.debug' -printf '%s %p\n' |
 		sort -n | tail -n 1 | cut -d' ' -f2-)
 	[ -n "$compressed" ] || die "no debug file in $deb"

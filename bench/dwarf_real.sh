@@ -39,6 +39,8 @@
 #   DWARF_REAL_WORK      where the .lidia files and disagreements-*.jsonl go
 #                        (default: BENCH_CACHE/dwarf_real/work)
 set -euo pipefail
+# shellcheck source=bench/lib_deb.sh
+. "$(dirname "$0")/lib_deb.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -81,35 +83,8 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt_install "${need[@]}" || die "cannot install ${need[*]}"
 fi
 
-# Download package $1 into $CACHE/debs unless a .deb of it is there already.
-fetch_deb() {
-	local pkg=$1 deb
-	mkdir -p "$CACHE/debs"
-	deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		say "downloading $pkg"
-		if ! (cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null); then
-			say "apt-get download $pkg failed; running apt-get update"
-			as_root apt-get update -q >/dev/null || die "apt-get update failed"
-			(cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null) ||
-				die "cannot download $pkg"
-		fi
-		deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1)
-	fi
-	echo "$deb"
-}
-
 # Unpack package $1 into $CACHE/dwarf_real/$1 (once).
-unpack() {
-	local pkg=$1 deb dir=$CACHE/dwarf_real/$1
-	deb=$(fetch_deb "$pkg")
-	if [ ! -f "$dir/.unpacked" ] || [ "$(cat "$dir/.unpacked")" != "$(basename "$deb")" ]; then
-		rm -rf "$dir" && mkdir -p "$dir"
-		dpkg-deb -x "$deb" "$dir"
-		basename "$deb" >"$dir/.unpacked"
-	fi
-	echo "$dir"
-}
+unpack() { unpack_deb "$1" "$CACHE/dwarf_real/$1"; }
 
 # Can we give eu-addr2line and gdb the dwz file at its absolute path?
 ns_ok() {

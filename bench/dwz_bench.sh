@@ -38,6 +38,8 @@
 # BENCH_DWZ_INPUTS (default "petsc-opt petsc-debug gold libc"),
 # GSYMUTIL (default llvm-gsymutil-16).
 set -euo pipefail
+# shellcheck source=bench/lib_deb.sh
+. "$(dirname "$0")/lib_deb.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -68,28 +70,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
 apt_opts=()
 [ "$(id -u)" = 0 ] && apt_opts=(-o APT::Sandbox::User=root)
 
-# unpack PKG: download PKG's .deb into $CACHE/debs (once) and unpack it into
-# $CACHE/dwz/PKG (once); prints the directory.
-unpack() {
-	local pkg=$1 deb dir=$CACHE/dwz/$1
-	mkdir -p "$CACHE/debs"
-	deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		say "downloading $pkg"
-		(cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null 2>&1) || {
-			as_root apt-get update -q >/dev/null 2>&1 || true
-			(cd "$CACHE/debs" && apt-get "${apt_opts[@]}" -q download "$pkg" >/dev/null) ||
-				die "cannot download $pkg"
-		}
-		deb=$(compgen -G "$CACHE/debs/${pkg}_*.deb" | head -n 1)
-	fi
-	if [ ! -f "$dir/.unpacked" ] || [ "$(cat "$dir/.unpacked")" != "$(basename "$deb")" ]; then
-		rm -rf "$dir" && mkdir -p "$dir"
-		dpkg-deb -x "$deb" "$dir"
-		basename "$deb" >"$dir/.unpacked"
-	fi
-	echo "$dir"
-}
+# unpack PKG: PKG's .deb unpacked into $CACHE/dwz/PKG (once); prints the directory.
+unpack() { unpack_deb "$1" "$CACHE/dwz/$1"; }
 
 # largest DIR: the largest build-ID debug file under DIR/usr/lib/debug/.build-id.
 largest() {
