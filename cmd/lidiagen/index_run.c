@@ -64,11 +64,6 @@ static int save_index(struct batch *b, const char *out)
 	return err;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The distinct build IDs of the parts (their order is the index's: sorted on a copy). */
 static size_t distinct_keys(const struct state *s)
 {
@@ -80,7 +75,7 @@ static size_t distinct_keys(const struct state *s)
 	for (size_t k = 0; k < s->nparts; k++)
 		keys[k] = s->parts[k].key;
 	if (s->nparts > 1)
-		qsort(keys, s->nparts, sizeof(*keys), cmp_key);
+		qsort(keys, s->nparts, sizeof(*keys), cmp_str_ptrs);
 	for (size_t k = 0; k < s->nparts; k++)
 		n += !k || strcmp(keys[k - 1], keys[k]);
 	free(keys);

@@ -88,11 +88,6 @@ void check_inputs_unchanged(struct batch *b)
 	free(used);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* One name more (len bytes of name). */
 static int push_name(struct name_set *ns, size_t *cap, const char *name, size_t len)
 {
@@ -143,13 +138,13 @@ int name_set_build(struct name_set *ns, const struct state *s, size_t input, con
 			return -ENOMEM;
 	}
 	if (ns->n > 1)
-		qsort(ns->names, ns->n, sizeof(*ns->names), cmp_name);
+		qsort(ns->names, ns->n, sizeof(*ns->names), cmp_str_ptrs);
 	return 0;
 }
 
 bool name_set_has(const struct name_set *ns, const char *name)
 {
-	return ns->n && bsearch(&name, ns->names, ns->n, sizeof(*ns->names), cmp_name);
+	return ns->n && bsearch(&name, ns->names, ns->n, sizeof(*ns->names), cmp_str_ptrs);
 }
 
 void name_set_release(struct name_set *ns)

@@ -71,7 +71,7 @@ static bool enter_once(struct walker *w, const struct stat *st)
 	return true;
 }
 
-static int cmp_str(const void *a, const void *b)
+int cmp_str_ptrs(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -108,7 +108,8 @@ static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
 	}
 	closedir(d);
 	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str); /* the same order on every file system */
+		qsort(names, n, sizeof(*names),
+		      cmp_str_ptrs); /* the same order on every file system */
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct stat st;

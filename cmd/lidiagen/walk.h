@@ -27,4 +27,7 @@ size_t walk_paths(const struct walk_opts *o, char **paths, size_t npaths,
 		  void (*fn)(void *ctx, const char *path, bool explicit),
 		  void (*problem)(void *ctx, const char *path, const char *msg), void *ctx);
 
+/* qsort's comparison of two char * by strcmp (the walk's order of names). */
+int cmp_str_ptrs(const void *a, const void *b);
+
 #endif
