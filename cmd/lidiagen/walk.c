@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,8 @@ struct walker {
 	void (*fn)(void *ctx, const char *path, bool explicit);
 	void (*problem)(void *ctx, const char *path, const char *msg);
 	void *ctx;
-	struct dir_id *seen;
-	size_t nseen, cap_seen;
+	struct dir_id *seen;	/* an open-addressing hash set of the directories entered */
+	size_t nseen, cap_seen; /* cap_seen: a power of two, or 0 */
 	size_t problems;
 };
 
@@ -52,22 +53,72 @@ static void say(struct walker *w, const char *path, const char *msg)
 		w->problem(w->ctx, path, msg);
 }
 
-static bool enter_once(struct walker *w, const struct stat *st)
+static size_t dir_slot(const struct dir_id *id, size_t cap)
 {
-	void *p;
+	uint64_t h = ((uint64_t)id->dev * 0x9e3779b97f4a7c15ull) ^ (uint64_t)id->ino;
 
-	for (size_t i = 0; i < w->nseen; i++)
-		if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino)
-			return false;
-	if (w->nseen == w->cap_seen) {
-		size_t cap = w->cap_seen ? w->cap_seen * 2 : 64;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h & (cap - 1);
+}
 
-		if (!(p = realloc(w->seen, cap * sizeof(*w->seen))))
-			return false;
-		w->seen = p;
-		w->cap_seen = cap;
+/* Insert id (known absent) into a table of cap slots, an empty slot being ino 0 and dev 0. */
+static void dir_put(struct dir_id *table, size_t cap, const struct dir_id *id)
+{
+	size_t i = dir_slot(id, cap);
+
+	while (table[i].ino || table[i].dev)
+		i = (i + 1) & (cap - 1);
+	table[i] = *id;
+}
+
+static bool dir_seen(const struct walker *w, const struct dir_id *id)
+{
+	if (!w->cap_seen)
+		return false;
+	for (size_t i = dir_slot(id, w->cap_seen); w->seen[i].ino || w->seen[i].dev;
+	     i = (i + 1) & (w->cap_seen - 1))
+		if (w->seen[i].dev == id->dev && w->seen[i].ino == id->ino)
+			return true;
+	return false;
+}
+
+/* Kept at most half full, so that a lookup stays short: linear in directories overall. */
+static int dir_grow(struct walker *w)
+{
+	size_t cap = w->cap_seen ? w->cap_seen * 2 : 256;
+	struct dir_id *table = calloc(cap, sizeof(*table));
+
+	if (!table)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->cap_seen; i++)
+		if (w->seen[i].ino || w->seen[i].dev)
+			dir_put(table, cap, &w->seen[i]);
+	free(w->seen);
+	w->seen = table;
+	w->cap_seen = cap;
+	return 0;
+}
+
+/*
+ * Whether to enter the directory: not when it was entered before (a loop
+ * through a symbolic link, or the same tree named twice). Out of memory, it
+ * is said and not entered.
+ */
+static bool enter_once(struct walker *w, const char *dir, const struct stat *st)
+{
+	struct dir_id id = { st->st_dev, st->st_ino };
+
+	if (dir_seen(w, &id))
+		return false;
+	if (2 * (w->nseen + 1) > w->cap_seen && dir_grow(w)) {
+		say(w, dir, "out of memory, not walked");
+		return false;
 	}
-	w->seen[w->nseen++] = (struct dir_id){ st->st_dev, st->st_ino };
+	/* (dev 0, ino 0) marks an empty slot: no file system gives a directory inode 0. */
+	dir_put(w->seen, w->cap_seen, &id);
+	w->nseen++;
 	return true;
 }
 
@@ -76,61 +127,101 @@ int cmp_str_ptrs(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
+/*
+ * The names in dir but . and .., sorted: the same order on every file
+ * system. NULL when it cannot be read (said); an error midway is said and
+ * the names read before it are walked.
+ */
+static char **read_names(struct walker *w, const char *dir, size_t *count)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	if (!enter_once(w, dst))
-		return; /* a loop through a symbolic link, or the same tree named twice */
-	d = opendir(dir);
 	if (!d) {
 		say(w, dir, strerror(errno));
-		return;
+		return NULL;
 	}
-	while ((de = readdir(d))) {
+	for (;;) {
+		errno = 0;
+		if (!(de = readdir(d))) {
+			if (errno)
+				say(w, dir, strerror(errno));
+			break;
+		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (w->o->skip_temps && de->d_name[0] == '.' && strstr(de->d_name, ".tmp."))
 			continue;
 		if (n == cap) {
-			void *p;
+			size_t grown = cap ? cap * 2 : 64;
+			void *p = realloc(names, grown * sizeof(*names));
 
-			cap = cap ? cap * 2 : 64;
-			if (!(p = realloc(names, cap * sizeof(*names))))
+			if (!p)
 				break;
 			names = p;
+			cap = grown;
 		}
-		if ((names[n] = strdup(de->d_name)))
-			n++;
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
 	}
+	if (de)
+		say(w, dir, "out of memory: only part of it is walked");
 	closedir(d);
 	if (n > 1)
-		qsort(names, n, sizeof(*names),
-		      cmp_str_ptrs); /* the same order on every file system */
+		qsort(names, n, sizeof(*names), cmp_str_ptrs);
+	*count = n;
+	return names;
+}
+
+static void walk_dir(struct walker *w, const char *dir, const struct stat *dst);
+
+/* One entry of a directory: a file handed over, a directory walked, anything else passed. */
+static void walk_entry(struct walker *w, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		say(w, path, strerror(errno));
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if (!w->o->follow_symlinks)
+			return;
+		/* A link to nothing holds no file: passed over, as without --follow-symlinks. */
+		if (stat(path, &st)) {
+			if (errno != ENOENT)
+				say(w, path, strerror(errno));
+			return;
+		}
+	}
+	if (S_ISDIR(st.st_mode))
+		walk_dir(w, path, &st);
+	else if (S_ISREG(st.st_mode) && walk_wanted(w->o, path))
+		w->fn(w->ctx, path, false);
+}
+
+static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
+{
+	bool slash = dir[strlen(dir) - 1] == '/';
+	size_t n = 0;
+	char **names;
+
+	if (!enter_once(w, dir, dst))
+		return; /* a loop through a symbolic link, or the same tree named twice */
+	if (!(names = read_names(w, dir, &n)))
+		return;
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
-		struct stat st;
-		int len = snprintf(path, sizeof(path), "%s%s%s", dir,
-				   dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
+		int len = snprintf(path, sizeof(path), "%s%s%s", dir, slash ? "" : "/", names[i]);
 
-		free(names[i]);
-		if (len < 0 || (size_t)len >= sizeof(path)) {
+		if (len < 0 || (size_t)len >= sizeof(path))
 			say(w, dir, "a path in it is too long");
-			continue;
-		}
-		if (lstat(path, &st))
-			continue;
-		if (S_ISLNK(st.st_mode)) {
-			if (!w->o->follow_symlinks || stat(path, &st))
-				continue;
-		}
-		if (S_ISDIR(st.st_mode))
-			walk_dir(w, path, &st);
-		else if (S_ISREG(st.st_mode) && walk_wanted(w->o, path))
-			w->fn(w->ctx, path, false);
+		else
+			walk_entry(w, path);
+		free(names[i]);
 	}
 	free(names);
 }

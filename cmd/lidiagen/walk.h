@@ -20,8 +20,10 @@ bool walk_wanted(const struct walk_opts *o, const char *path);
  * Call fn for every regular file: each path named (explicit = true), and
  * each file under a directory named (explicit = false), in sorted order.
  * Symbolic links under directories are followed only with follow_symlinks,
- * and a directory is never entered twice (no loops). Problems (a missing
- * path, a directory without --recursive) go to problem(); returns how many.
+ * and a directory is never entered twice (no loops), in time linear in the
+ * directories. Problems (a missing path, a directory without --recursive,
+ * a directory or entry that cannot be read, out of memory: any part of the
+ * tree not walked) go to problem(); returns how many.
  */
 size_t walk_paths(const struct walk_opts *o, char **paths, size_t npaths,
 		  void (*fn)(void *ctx, const char *path, bool explicit),
