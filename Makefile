@@ -191,7 +191,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 $(B)/tests/%: tests/unit/%.c $(INTERNAL) $(S3_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -Itests/unit $(LDFLAGS) -o $@ $< \
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -Itests/unit -MMD -MP $(LDFLAGS) -o $@ $< \
 		$(INTERNAL) $(S3_LIB) $(LIBS) -lstdc++
 
 # A fuzz target built with the replay driver: runs every file of its corpus.
@@ -263,4 +263,4 @@ include plugins/cmake/install.mk plugins/bazel/install.mk
 install: install-cmake install-bazel
 uninstall: uninstall-cmake uninstall-bazel
 
--include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d) $(S3_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(LIB_PIC:.o=.d) $(CMD_OBJ:.o=.d) $(S3_OBJ:.o=.d) $(TEST_BIN:=.d)

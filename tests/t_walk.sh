@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The directory walk: every error it meets is one line naming the path and
+# The directory walk, and the threads a run starts by default: every error it meets is one line naming the path and
 # fails the run (exit 1), the rest of the tree is still converted; loops
 # through symbolic links and a tree named twice give each file once. The
 # errors a test cannot make as root (readdir and lstat failing with EIO)
@@ -68,4 +68,16 @@ if [ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && grep -q '2 files' "$w/run.err"; then
 	ok "walk: a loop through a followed link and a tree named twice give each file once (a dangling link passed)"
 else
 	not_ok "walk: each file once through loops" "exit $rc, $n outputs" "$(first_lines 8 "$w/run.err")"
+fi
+
+# The default -j: the CPUs the affinity mask allows (cgroup quotas: unit/test_cpus).
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+	taskset -c 0 "$L" -vv "$w/tiny" -o "$w/out-j" >/dev/null 2>"$w/j.err"
+	if grep -q '^lidiagen: 1 thread (-j: ' "$w/j.err"; then
+		ok "-j by default: one thread when the affinity mask allows one CPU (taskset -c 0)"
+	else
+		not_ok "-j by default: one thread under taskset -c 0" "$(grep thread "$w/j.err")"
+	fi
+else
+	skip "-j by default under taskset: no taskset here"
 fi

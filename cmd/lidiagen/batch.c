@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "cpus.h"
 #include "index.h"
 #include "tempfile.h"
 #include "usage.h"
@@ -155,7 +156,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	struct index ix;
 	bool to_stdout = !strcmp(o->out_dir, "-"), usage = false;
 	const char *state_path = !to_stdout && !o->no_state ? o->state : NULL;
-	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = o->jobs ? o->jobs : usable_cpus();
 	struct lidia_log_cb old_log;
 	int err, ret;
 
@@ -169,8 +170,14 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	remove_temps_on_signal();
 	if (pool_start(&b.pool, jobs)) {
 		error(NULL, "cannot start %u threads", jobs);
+		batch_release(&b);
+		if (o->index)
+			index_release(&ix);
 		return EXIT_FAILED;
 	}
+	if (verbosity >= 2)
+		fprintf(stderr, "lidiagen: %u thread%s%s\n", jobs, jobs == 1 ? "" : "s",
+			o->jobs ? "" : " (-j: the CPUs its affinity and cgroup quota allow)");
 
 	if (!to_stdout && !o->bucket && !o->dry_run)
 		clean_temps(&b);

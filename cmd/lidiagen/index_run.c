@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "cpus.h"
 #include "index.h"
 #include "tempfile.h"
 #include "usage.h"
@@ -94,7 +95,7 @@ static size_t reused(const struct batch *b)
 int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const char *out,
 		const char *reuse)
 {
-	unsigned jobs = o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = o->jobs ? o->jobs : usable_cpus();
 	struct lidia_log_cb old_log;
 	struct batch b;
 	int err, ret;
@@ -108,6 +109,9 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 		batch_release(&b);
 		return EXIT_FAILED;
 	}
+	if (verbosity >= 2)
+		fprintf(stderr, "lidiagen: %u thread%s%s\n", jobs, jobs == 1 ? "" : "s",
+			o->jobs ? "" : " (-j: the CPUs its affinity and cgroup quota allow)");
 	old_log = lidia_set_log(batch_log, &b);
 	progress_start(&b);
 	identify_inputs(&b, paths, npaths);

@@ -391,7 +391,8 @@ const struct opt_def convert_opts[] = {
 		    "instead (repeatable; the first that matches wins)"),
 
 	ROW_UINT('j', "jobs", "N", jobs, 1, 256, RUNNING,
-		 "convert N inputs at a time (default: the cores);\n"
+		 "convert N inputs at a time (default: the CPUs its affinity\n"
+		 "and cgroup quota allow);\n"
 		 "a big input alone is read on the threads free"),
 	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
 		     "convert only the build IDs of shard K of N"),
