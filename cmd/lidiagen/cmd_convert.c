@@ -5,6 +5,7 @@
  * command line, which wins; the batch (batch.c) does the rest.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "cli.h"
@@ -95,6 +97,69 @@ static bool path_inside(const char *path, const char *dir)
 #define BAD(...) (snprintf(err, err_size, __VA_ARGS__), -1)
 
 /*
+ * Whether files can be made in dir (0, or -errno): an unnamed file is made
+ * there and dropped, which finds a read-only file system as well as the
+ * permissions; where the file system cannot (no O_TMPFILE), access() asks.
+ */
+static int dir_writable(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
+}
+
+/* Cut path to its parent directory in place: "a/b/" is "a", "b" is ".", "/b" is "/". */
+static void to_parent(char *path)
+{
+	size_t n = strlen(path);
+	char *slash;
+
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (!(slash = strrchr(path, '/')))
+		strcpy(path, ".");
+	else
+		slash[slash == path] = '\0';
+}
+
+/* Where the run makes path: path itself if it is a directory that exists, else its nearest parent. */
+static int existing_dir_of(const char *path, bool is_dir, char *out, size_t out_size)
+{
+	struct stat st;
+
+	if (snprintf(out, out_size, "%s", path) >= (int)out_size || out_size < 2)
+		return -ENAMETOOLONG;
+	if (!is_dir)
+		to_parent(out);
+	while (stat(out, &st) && errno == ENOENT && strcmp(out, ".") && strcmp(out, "/"))
+		to_parent(out);
+	return 0;
+}
+
+/* A path the run writes to (the output tree, or a side file's directory) must take new files. */
+static int check_writable(const char *opt, const char *path, bool is_dir, char *err,
+			  size_t err_size)
+{
+	char dir[PATH_MAX];
+	int e = existing_dir_of(path, is_dir, dir, sizeof(dir));
+
+	if (!e)
+		e = dir_writable(dir);
+	if (e && strcmp(dir, path))
+		return BAD("%s: '%s' cannot be written (its directory '%.200s': %s)", opt, path,
+			   dir, strerror(-e));
+	if (e)
+		return BAD("%s: '%s' cannot be written: %s", opt, path, strerror(-e));
+	return 0;
+}
+
+/*
  * A file the run writes beside its outputs (--manifest, --state): named, in
  * an existing directory, a regular file if it exists (a rename over
  * /dev/null would replace the device), and outside the output tree (a sync
@@ -140,11 +205,16 @@ static int check_write_paths(const struct batch_opts *o, char *err, size_t err_s
 		/* "out/" naming a file fails with ENOTDIR: no directory can be made there. */
 		return BAD("-o: '%s': %s", o->out_dir, strerror(errno));
 	}
+	if (!s3_is_url(o->out_dir) && !o->dry_run &&
+	    check_writable("-o", o->out_dir, true, err, err_size))
+		return -1;
 	if (o->manifest &&
-	    check_side_file("manifest", o->manifest, have_out ? out_real : NULL, err, err_size))
+	    (check_side_file("manifest", o->manifest, have_out ? out_real : NULL, err, err_size) ||
+	     check_writable("--manifest", o->manifest, false, err, err_size)))
 		return -1;
 	if (o->state && !o->no_state &&
-	    check_side_file("state", o->state, have_out ? out_real : NULL, err, err_size))
+	    (check_side_file("state", o->state, have_out ? out_real : NULL, err, err_size) ||
+	     (!o->dry_run && check_writable("--state", o->state, false, err, err_size))))
 		return -1;
 	if (o->manifest && o->state && !o->no_state && !resolve_file(o->manifest, a, sizeof(a)) &&
 	    !resolve_file(o->state, b, sizeof(b)) && !strcmp(a, b))
