@@ -238,10 +238,11 @@ fi
 
 # ---- write failures, temporary files ------------------------------------------------------
 
-# An output directory that cannot be written. Root ignores permission bits,
-# so as root lidiagen runs as nobody (setpriv) in a world-readable scratch dir.
+# Paths that cannot be written (-o, --state, --manifest): a usage error before
+# any work, naming the path. Root ignores permission bits, so as root
+# lidiagen runs as nobody (setpriv) in a world-readable scratch dir.
 ro_check() {
-	local what="a read-only output directory: error naming it, exit 1"
+	local what="a read-only output directory, state or manifest: usage error naming it, exit 2"
 	local base
 	base=$(mktemp -d /tmp/lidiagen-ro.XXXXXX)
 	chmod 755 "$base"
@@ -250,8 +251,9 @@ ro_check() {
 	# A copy of the binary: the tree it lives in may be closed to nobody.
 	cp "$L" "$base/lidiagen"
 	chmod 755 "$base/lidiagen"
-	mkdir -p "$base/out"
+	mkdir -p "$base/out" "$base/rw"
 	chmod 555 "$base/out"
+	chmod 777 "$base/rw"
 	local -a as=()
 	if [ "$(id -u)" -eq 0 ]; then
 		if command -v setpriv >/dev/null &&
@@ -263,14 +265,23 @@ ro_check() {
 			return
 		fi
 	fi
-	"${as[@]}" "$base/lidiagen" "$base/input" -o "$base/out" >"$w/ro.out" 2>"$w/ro.err" </dev/null
-	RC=$?
-	if [ "$RC" -eq 1 ] && grep -q "^lidiagen: .*$base/out" "$w/ro.err" && [ -z "$(files_in "$base/out")" ]; then
-		ok "$what"
-	else
-		not_ok "$what" "${as[*]} lidiagen $base/input -o $base/out: exit $RC" \
-			"stderr: $(first_lines 5 "$w/ro.err")" "written: $(files_in "$base/out")"
-	fi
+	local c opt args first
+	for c in "-o:-o $base/out" "-o:-o $base/out/sub/deeper" \
+		"--state:-o $base/rw/o --state $base/out/state" \
+		"--manifest:-o $base/rw/o --manifest $base/out/m.jsonl"; do
+		opt=${c%%:*} args=${c#*:}
+		# shellcheck disable=SC2086 # args: words
+		(cd "$base/rw" && "${as[@]}" "$base/lidiagen" "$base/input" $args >"$w/ro.out" 2>"$w/ro.err" </dev/null)
+		RC=$?
+		first=$(head -n 1 "$w/ro.err")
+		if [ "$RC" -eq 2 ] && [[ $first == "lidiagen: $opt: '$base/out"*"' cannot be written"* ]] &&
+			[ -z "$(files_in "$base/out")" ] && [ -z "$(ls -A "$base/rw")" ]; then
+			ok "$what: $opt ($first)"
+		else
+			not_ok "$what: $args" "${as[*]} lidiagen $base/input $args: exit $RC" \
+				"stderr: $(first_lines 5 "$w/ro.err")" "written: $(files_in "$base/out") $(ls -A "$base/rw")"
+		fi
+	done
 	chmod -R u+w "$base"
 	rm -rf "$base"
 }

@@ -148,33 +148,6 @@ else
 		"stderr: $(first_lines 3 "$w/nofile.err")"
 fi
 
-# ---- paths that cannot be written: found before any work --------------------------------
-# Root writes anywhere: these run as nobody (setpriv), in a directory of
-# theirs beside one nobody cannot write, when this machine lets them.
-nb=$(mktemp -d /tmp/lidiagen-nobody.XXXXXX)
-chmod 755 "$nb" && mkdir -p "$nb/ro" "$nb/rw" && chmod 555 "$nb/ro" && chmod 777 "$nb/rw"
-cp "$A" "$nb/prog" && chmod 644 "$nb/prog"
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-if ! command -v setpriv >/dev/null || ! as_nobody "$L" --version >/dev/null 2>&1; then
-	skip "unwritable -o, --state, --manifest: nobody cannot run $L here (setpriv)"
-else
-	for c in "-o:-o $nb/ro" "-o:-o $nb/ro/sub/deeper" "--state:-o $nb/rw/out --state $nb/ro/state" \
-		"--manifest:-o $nb/rw/out --manifest $nb/ro/m.jsonl"; do
-		opt=${c%%:*}
-		(cd "$nb/rw" && as_nobody "$L" "$nb/prog" ${c#*:} >"$w/ro.out" 2>"$w/ro.err" </dev/null)
-		RC=$?
-		first=$(head -n 1 "$w/ro.err")
-		if [ "$RC" -eq 2 ] && [[ $first == "lidiagen: $opt: '$nb/"*"' cannot be written"* ]] &&
-			[ "$(wc -l <"$w/ro.err")" -le 3 ] && [ -z "$(ls -A "$nb/rw")" ]; then
-			ok "an unwritable ${c#*:}: usage error before any work ($first)"
-		else
-			not_ok "an unwritable ${c#*:}: usage error before any work" "exit $RC" \
-				"$(first_lines 4 "$w/ro.err")" "in rw: $(ls -A "$nb/rw")"
-		fi
-	done
-fi
-rm -rf "$nb"
-
 # ---- help -------------------------------------------------------------------------------
 
 for sub in "" convert lookup info dump verify index; do
