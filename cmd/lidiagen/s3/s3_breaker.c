@@ -19,7 +19,7 @@ struct s3_breaker {
 	pthread_mutex_t lock;
 	unsigned fails; /* requests in a row that found no server */
 	bool open;
-	size_t not_sent; /* key requests refused while open */
+	size_t not_sent; /* keys refused while open, or lost in flight as it opened */
 	char why[640];	 /* what opened it: the endpoint, the request, the reason */
 };
 
@@ -70,6 +70,19 @@ void s3_breaker_note(struct s3_breaker *b, bool reached, const char *endpoint, c
 			 endpoint, b->fails, why);
 	}
 	pthread_mutex_unlock(&b->lock);
+}
+
+bool s3_breaker_fold(struct s3_breaker *b)
+{
+	bool open;
+
+	if (!b)
+		return false;
+	pthread_mutex_lock(&b->lock);
+	open = b->open;
+	b->not_sent += open;
+	pthread_mutex_unlock(&b->lock);
+	return open;
 }
 
 void s3_breaker_open(struct s3_breaker *b, const char *why)

@@ -539,7 +539,7 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 	char url[4096], sigv4[128];
 	double start = now_seconds();
 	unsigned attempt = 0;
-	CURLcode cc;
+	CURLcode cc = CURLE_OK;
 	int e;
 
 	if ((e = request_url(c, r, url, sizeof(url))))
@@ -548,8 +548,11 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 	for (;;) {
 		double wait;
 
-		if (!s3_breaker_admit(c->breaker, attempt == 0 && r->key))
-			return attempt ? e : not_sent(r, err, attempt);
+		if (!s3_breaker_admit(c->breaker, attempt == 0 && r->key)) {
+			if (!attempt)
+				return not_sent(r, err, attempt);
+			break;
+		}
 		attempt++;
 		s3_request_done(r);
 		r->status = 0;
@@ -573,6 +576,9 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 			break;
 		usleep((useconds_t)(wait * 1e6));
 	}
+	/* A key lost with the endpoint: the breaker's one line says it (err keeps the reason). */
+	if (r->key && unreached(cc) && s3_breaker_fold(c->breaker))
+		return -ECANCELED;
 	return e;
 }
 

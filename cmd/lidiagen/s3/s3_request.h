@@ -118,6 +118,9 @@ bool s3_breaker_admit(struct s3_breaker *b, bool count_refusal);
 /* After an attempt: whether it reached a server (any answer); if not, endpoint and why. */
 void s3_breaker_note(struct s3_breaker *b, bool reached, const char *endpoint, const char *why);
 
+/* A key's request that found no server: true when the breaker is open, and it is counted. */
+bool s3_breaker_fold(struct s3_breaker *b);
+
 /* Open it now: why is the line to say (the endpoint, the request, the reason). */
 void s3_breaker_open(struct s3_breaker *b, const char *why);
 
