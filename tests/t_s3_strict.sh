@@ -114,7 +114,7 @@ else
 		"exit $RC, ${took}s, $tries requests, $breaker breaker lines, $errs lines" "$(first_lines 8 "$w/dead.err")"
 fi
 
-# ---- a server that stalls after its headers: cut at --read-timeout ----
+# ---- a server that stalls after its status line: cut at --read-timeout ----
 fake_s3_faults '{"stall_body": 100000, "stall_seconds": 60}'
 t0=$(date +%s.%N)
 run "$w/stall" timeout 100 "$L" upload "$w/tree" s3://rel/stall "${E[@]}" "${D[@]}"
@@ -122,9 +122,9 @@ took=$(seconds_since "$t0")
 fake_s3_faults '{}'
 if [ "$RC" -eq 1 ] && [ "$took" -le 12 ] && [ "$(lines "the remaining [0-9]* keys were not sent" "$w/stall.err")" -eq 1 ] &&
 	grep -q "Timeout" "$w/stall.err"; then
-	ok "a server that stalls after its headers: cut at --read-timeout 2, the run over in ${took}s"
+	ok "a server that stalls after its status line: cut at --read-timeout 2, the run over in ${took}s"
 else
-	not_ok "a server that stalls after its headers is cut at --read-timeout" "exit $RC, ${took}s" \
+	not_ok "a server that stalls after its status line is cut at --read-timeout" "exit $RC, ${took}s" \
 		"$(first_lines 6 "$w/stall.err")"
 fi
 

@@ -83,7 +83,7 @@ Faults (a count N: the next N S3 requests that passed authentication):
                               body; nothing stored
   close N                     the next N S3 requests: the connection closed
                               without an answer (a server gone)
-  stall_body N                the next N answers: status and headers, then
+  stall_body N                the next N answers: a status line, then
                               nothing for stall_seconds, then closed
   trickle N                   the next N answers sent a byte a second
 ListObjectsV2 pages hold at most --page-size keys (default 1000), with
@@ -580,6 +580,12 @@ class Handler(BaseHTTPRequestHandler):
             rec['code'] = 'fault:close'
             self.close_connection = True  # no answer at all
             return True
+        if state.take_fault('stall_body'):
+            rec['code'] = 'fault:stall_body'
+            self.wfile.write(b'HTTP/1.1 200 OK\r\n')  # and never the rest
+            time.sleep(float(state.fault_value('stall_seconds', 60)))
+            self.close_connection = True
+            return True
         if self.command == 'PUT' and state.take_fault('bad_put'):
             rec['status'], rec['code'] = 200, 'fault:bad_put'
             self.respond(200, (XML_HEAD + '<Error><Code>InternalError</Code><Message>'
@@ -601,14 +607,6 @@ class Handler(BaseHTTPRequestHandler):
                              'Please reduce your request rate.</Message></Error>').encode(),
                    'html': b'<!DOCTYPE html>\n<html><body><h1>Proxy</h1></body></html>\n',
                    'truncated': out[:len(out) // 2]}[kind]
-        if state.take_fault('stall_body'):
-            rec['code'] = 'fault:stall_body'
-            self.send_response(status)
-            self.send_header('Content-Length', str(len(out)))
-            self.end_headers()
-            time.sleep(float(state.fault_value('stall_seconds', 60)))
-            self.close_connection = True
-            return
         if state.take_fault('trickle'):
             rec['code'] = 'fault:trickle'
             self.send_response(status)
