@@ -33,16 +33,18 @@ LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 # The library's dependencies, and the command's (the YAML config). libarchive
 # is loaded when the first archive is met (lib/input/archive_walk.c), and
-# libcurl when a bucket is first opened (cmd/lidiagen/s3/curl_load.c): their
-# headers only, never linked (libcurl and its 30 libraries cost every run 6 MiB).
+# libcurl and libexpat when a bucket is first opened (cmd/lidiagen/s3/curl_load.c,
+# expat_load.c): their headers only, never linked (libcurl and its 30 libraries
+# cost every run 6 MiB).
 DEPS    := libelf libdw libzstd liblzma libdeflate
 LA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive)
 CURL_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcurl)
+EXPAT_CFLAGS := $(shell $(PKG_CONFIG) --cflags expat)
 CMD_DEPS := yaml-0.1
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fvisibility=hidden
-DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS) $(CURL_CFLAGS)
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS) $(CMD_DEPS)) $(LA_CFLAGS) $(CURL_CFLAGS) $(EXPAT_CFLAGS)
 LIBS    := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 # The demangler's few uses of libstdc++ are linked in: loading the whole
 # shared libstdc++ costs 1.6 MB of resident memory at start-up.

@@ -32,6 +32,10 @@ static const char usage_text[] =
 	"                            AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's)\n"
 	"      --profile NAME        the AWS profile (default: AWS_PROFILE, default)\n"
 	"      --path-style          https://HOST/BUCKET/KEY addresses\n"
+	"      --connect-timeout SECONDS  give up connecting after SECONDS (default 10;\n"
+	"                            the AWS CLI's --cli-connect-timeout)\n"
+	"      --read-timeout SECONDS  cut a request that moves no byte for SECONDS\n"
+	"                            (default 30; the AWS CLI's --cli-read-timeout)\n"
 	"      --force               send every file, whatever the bucket holds\n"
 	"      --dry-run             say what would be sent; send nothing\n"
 	"      --manifest FILE       JSON Lines: a line per key (status, holds, sha256)\n"
@@ -53,6 +57,8 @@ enum {
 	OPT_ENDPOINT,
 	OPT_PROFILE,
 	OPT_PATH_STYLE,
+	OPT_CONNECT_TIMEOUT,
+	OPT_READ_TIMEOUT,
 	OPT_FORCE,
 	OPT_DRY_RUN,
 	OPT_MANIFEST,
@@ -64,6 +70,8 @@ static const struct option longopts[] = {
 	{ "endpoint-url", required_argument, NULL, OPT_ENDPOINT },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "path-style", no_argument, NULL, OPT_PATH_STYLE },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "read-timeout", required_argument, NULL, OPT_READ_TIMEOUT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "manifest", required_argument, NULL, OPT_MANIFEST },
@@ -86,6 +94,19 @@ static void from_config(struct upload_opts *u, struct s3_overrides *s3, const st
 		u->jobs = c->jobs;
 }
 
+/* SECONDS of --connect-timeout or --read-timeout, 1 to 3600, into *out; -1 or the exit code. */
+static int seconds(const char *name, unsigned *out)
+{
+	char *end;
+	unsigned long n = strtoul(optarg, &end, 10);
+
+	if (*end || !*optarg || *optarg == '-' || n < 1 || n > 3600)
+		return usage_error("upload", "--%s: '%s' is not a number from 1 to 3600", name,
+				   optarg);
+	*out = (unsigned)n;
+	return -1;
+}
+
 /* Apply one option; -1 to go on, else the exit code. */
 static int apply(int opt, struct upload_opts *u, struct s3_overrides *s3)
 {
@@ -105,6 +126,10 @@ static int apply(int opt, struct upload_opts *u, struct s3_overrides *s3)
 	case OPT_PATH_STYLE:
 		s3->path_style = true;
 		break;
+	case OPT_CONNECT_TIMEOUT:
+		return seconds("connect-timeout", &s3->connect_timeout);
+	case OPT_READ_TIMEOUT:
+		return seconds("read-timeout", &s3->read_timeout);
 	case OPT_FORCE:
 		u->force = true;
 		break;

@@ -346,6 +346,14 @@ const struct opt_def convert_opts[] = {
 	ROW_BOOL(0, "path-style", s3.path_style, S3,
 		 "https://HOST/BUCKET/KEY addresses (custom\n"
 		 "endpoints have them anyway)"),
+	ROW_UINT(0, "connect-timeout", "SECONDS", s3.connect_timeout, 1, 3600, S3,
+		 "give up connecting after SECONDS (default 10;\n"
+		 "the AWS CLI's --cli-connect-timeout)"),
+	ROW_UINT(0, "read-timeout", "SECONDS", s3.read_timeout, 1, 3600, S3,
+		 "cut a request that moves no byte for SECONDS\n"
+		 "(default 30, or LIDIAGEN_S3_TIMEOUT; the AWS CLI's\n"
+		 "--cli-read-timeout); a whole request may take\n"
+		 "connect + 2 x read seconds, + 1 s per 32 KiB sent"),
 	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
 	ROW_STRING(0, "index", "INDEX", index, INPUTS,
 		   "the inputs and what they hold, from INDEX (lidiagen\n"

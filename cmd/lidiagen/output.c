@@ -148,8 +148,10 @@ static int publish_output(struct batch *b, struct group *g, struct lidia_builder
 	 */
 	*same = !b->o->force && ex->valid && !strcmp(ex->sha, now.sha);
 	if (!*same &&
-	    (ret = publish_put(b->o->bucket, g->out_key, buf, size, &now, err, sizeof(err))))
+	    (ret = publish_put(b->o->bucket, g->out_key, buf, size, &now, err, sizeof(err)))) {
 		group_message(g, true, "%s: cannot upload: %s", b->state.parts[g->main].path, err);
+		g->said = ret == -ECANCELED; /* not sent: print_summary says why, once */
+	}
 	free(buf);
 	if (ret)
 		return ret;
@@ -206,6 +208,7 @@ int output_probe(struct batch *b, struct group *g)
 	} else if ((ret = publish_probe(b->o->bucket, g->out_key, &g->there, &g->there_exists, err,
 					sizeof(err)))) {
 		group_message(g, true, "%s: %s", b->state.parts[g->main].path, err);
+		g->said = ret == -ECANCELED; /* not sent: print_summary says why, once */
 		return ret;
 	}
 	g->probed = true;

@@ -340,6 +340,11 @@ void print_summary(struct batch *b)
 {
 	size_t skipped = b->nothing + b->skipped_shard;
 	bool first = true;
+	char why[1024];
+
+	/* The endpoint gone or untrustworthy: one line for every key not sent. */
+	if (b->o->bucket && publish_stopped(b->o->bucket, why, sizeof(why)))
+		fprintf(stderr, "lidiagen: %s\n", why);
 
 	for (int r = SKIP_NO_KEY; r < SKIP_REASONS; r++)
 		skipped += b->skipped[r];

@@ -163,6 +163,11 @@ const char *publish_url(const struct publish *p)
 	return p->url;
 }
 
+bool publish_stopped(const struct publish *p, char *buf, size_t size)
+{
+	return s3_stopped(&p->cfg, buf, size);
+}
+
 const char *publish_credentials_source(const struct publish *p)
 {
 	return p->cfg.creds.source;

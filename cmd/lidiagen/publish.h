@@ -37,6 +37,13 @@ void publish_stats(struct publish *p, struct s3_stats *st);
 /* "s3://BUCKET/PREFIX": where the keys are, for messages. */
 const char *publish_url(const struct publish *p);
 
+/*
+ * Whether publishing stopped early (the endpoint gone, or answering what
+ * S3 does not: s3_stopped): then the one line to say, in buf. The keys
+ * not sent failed with -ECANCELED, their own lines left unsaid.
+ */
+bool publish_stopped(const struct publish *p, char *buf, size_t size);
+
 /* Where credentials came from ("environment", ...), for -v: never a secret. */
 const char *publish_credentials_source(const struct publish *p);
 

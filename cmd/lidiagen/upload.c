@@ -38,6 +38,7 @@ struct up_file {
 	bool existed;	     /* something was at the key */
 	struct existing now; /* what the file holds */
 	char *message;	     /* -v line, or the error */
+	bool not_sent;	     /* publishing stopped before it: report() says so once */
 };
 
 struct upload {
@@ -199,8 +200,9 @@ static void upload_one(struct upload *u, struct up_file *f)
 		f->status = UP_EXISTS;
 		f->existed = true;
 		say(f, "exists %s/%s: the same bytes", url, f->key);
-	} else if (publish_probe(o->bucket, f->key, &ex, &f->existed, err, sizeof(err))) {
+	} else if ((ret = publish_probe(o->bucket, f->key, &ex, &f->existed, err, sizeof(err)))) {
 		f->status = UP_FAILED;
+		f->not_sent = ret == -ECANCELED;
 		say(f, "%s", err);
 	} else if (f->existed && leave_there(o, &ex, &f->now)) {
 		f->status = UP_EXISTS;
@@ -219,6 +221,7 @@ static void send_file(struct upload *u, struct up_file *f, const struct existing
 	const struct upload_opts *o = u->o;
 	const char *url = publish_url(o->bucket);
 	char err[1024];
+	int ret;
 
 	f->status = f->existed ? UP_REPLACED : UP_UPLOADED;
 	if (o->dry_run) {
@@ -226,8 +229,9 @@ static void send_file(struct upload *u, struct up_file *f, const struct existing
 		    path, level_name[f->now.level]);
 		return;
 	}
-	if (publish_put(o->bucket, f->key, buf, size, &f->now, err, sizeof(err))) {
+	if ((ret = publish_put(o->bucket, f->key, buf, size, &f->now, err, sizeof(err)))) {
 		f->status = UP_FAILED;
+		f->not_sent = ret == -ECANCELED;
 		say(f, "%s", err);
 	} else {
 		say(f, "%s/%s <- %s (%s)%s", url, f->key, path, level_name[f->now.level],
@@ -283,16 +287,21 @@ static size_t report(const struct upload *u)
 {
 	size_t n[5] = { 0 };
 	struct s3_stats st;
+	char why[1024];
 
 	for (size_t i = 0; i < u->nfiles; i++) {
 		const struct up_file *f = &u->files[i];
 
 		n[f->status]++;
+		if (f->not_sent && verbosity < 2)
+			continue; /* said once, below */
 		if (f->status == UP_FAILED || f->status == UP_PENDING)
 			error(NULL, "%s", f->message ? f->message : "not uploaded (out of memory)");
 		else if (verbosity >= 2 && f->message)
 			printf("%s\n", f->message); /* as convert's line per output */
 	}
+	if (publish_stopped(u->o->bucket, why, sizeof(why)))
+		error(NULL, "%s", why);
 	publish_stats(u->o->bucket, &st);
 	fprintf(stderr,
 		"lidiagen: %s%zu files: %zu %s, %zu %s, %zu exist; %zu failed; %" PRIu64

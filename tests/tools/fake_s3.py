@@ -73,6 +73,19 @@ Faults (a count N: the next N S3 requests that passed authentication):
   corrupt_body N              the next N bodies get a byte flipped on arrival,
                               as if damaged on the way (the checksums see it)
   clock_offset S              this server's clock runs S seconds ahead (skew)
+  The five below leave a bucket check (list-type=2&max-keys=0) alone, so
+  that a run starts before the server goes wrong:
+  bad_list N, bad_list_body B the next N ListObjectsV2 pages answered 200
+                              with B: "error" (an S3
+                              <Error>, the default), "html" (a proxy's page),
+                              "truncated" (the real page cut in half)
+  bad_put N                   the next N PUTs answered 200 with an <Error>
+                              body; nothing stored
+  close N                     the next N S3 requests: the connection closed
+                              without an answer (a server gone)
+  stall_body N                the next N answers: a status line, then
+                              nothing for stall_seconds, then closed
+  trickle N                   the next N answers sent a byte a second
 ListObjectsV2 pages hold at most --page-size keys (default 1000), with
 continuation tokens. HEAD /BUCKET is HeadBucket: 200, or 404 for a bucket that does not exist.
 
@@ -110,7 +123,8 @@ from botocore.credentials import Credentials
 AMZ_DATE = '%Y%m%dT%H%M%SZ'
 FAULT_KEYS = ('slowdown', 'retry_after', 'status_429', 'internal_error',
               'reset_put', 'stall', 'stall_seconds', 'deny', 'expire_token',
-              'corrupt_body', 'clock_offset')
+              'corrupt_body', 'clock_offset', 'bad_list', 'bad_list_body',
+              'bad_put', 'close', 'stall_body', 'trickle')
 PAGE_SIZE = [1000]  # --page-size
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 # S3's status and message for each error code we give.
@@ -531,10 +545,12 @@ class Handler(BaseHTTPRequestHandler):
                                              self.path)
             authenticate(self.state, self, url, body, rec)
             self.apply_faults()
+            if 'max-keys=0' not in raw_query and self.answer_instead(rec):
+                return
             status, out, headers, ctype = self.s3_operation(
                 bucket, key, raw_query, body)
             rec['status'] = status
-            self.respond(status, out, headers, ctype)
+            self.respond_faulty(rec, key, raw_query, status, out, headers, ctype)
         except S3Error as err:
             rec['status'], rec['code'] = err.status, err.code
             err.key = key or None
@@ -556,6 +572,51 @@ class Handler(BaseHTTPRequestHandler):
                            ('internal_error', 'InternalError')):
             if state.take_fault(name):
                 raise S3Error(code)
+
+    def answer_instead(self, rec):
+        """The faults that answer before the operation: true if one did."""
+        state = self.state
+        if state.take_fault('close'):
+            rec['code'] = 'fault:close'
+            self.close_connection = True  # no answer at all
+            return True
+        if state.take_fault('stall_body'):
+            rec['code'] = 'fault:stall_body'
+            self.wfile.write(b'HTTP/1.1 200 OK\r\n')  # and never the rest
+            time.sleep(float(state.fault_value('stall_seconds', 60)))
+            self.close_connection = True
+            return True
+        if self.command == 'PUT' and state.take_fault('bad_put'):
+            rec['status'], rec['code'] = 200, 'fault:bad_put'
+            self.respond(200, (XML_HEAD + '<Error><Code>InternalError</Code><Message>'
+                               'not stored</Message></Error>').encode(), (),
+                         'application/xml')
+            return True
+        return False
+
+    def respond_faulty(self, rec, key, raw_query, status, out, headers, ctype):
+        """respond(), unless bad_list, stall_body or trickle says otherwise."""
+        state = self.state
+        if 'max-keys=0' in raw_query:
+            return self.respond(status, out, headers, ctype)
+        listing = self.command == 'GET' and not key and 'list-type=2' in raw_query
+        if listing and state.take_fault('bad_list'):
+            kind = state.fault_value('bad_list_body', 'error')
+            rec['code'] = 'fault:bad_list:' + kind
+            out = {'error': (XML_HEAD + '<Error><Code>SlowDown</Code><Message>'
+                             'Please reduce your request rate.</Message></Error>').encode(),
+                   'html': b'<!DOCTYPE html>\n<html><body><h1>Proxy</h1></body></html>\n',
+                   'truncated': out[:len(out) // 2]}[kind]
+        if state.take_fault('trickle'):
+            rec['code'] = 'fault:trickle'
+            self.send_response(status)
+            self.send_header('Content-Length', str(len(out)))
+            self.end_headers()
+            for i in range(len(out) if self.command != 'HEAD' else 0):
+                self.wfile.write(out[i:i + 1])
+                time.sleep(1)
+            return
+        self.respond(status, out, headers, ctype)
 
     def s3_operation(self, bucket_name, key, raw_query, body):
         """Do the request; return (status, body, headers, content type)."""

@@ -13,12 +13,13 @@
  *  - region, endpoint and addressing style: the overrides, then the
  *    environment, then the profile in the config file;
  *  - retries: AWS_MAX_ATTEMPTS or the profile's max_attempts;
- *  - LIDIAGEN_S3_TIMEOUT: seconds (1 to 3600, default 30) a transfer may
- *    move nothing before it is cut, so that tests against a stalled server
- *    fail fast;
- *  - libcurl, loaded here (curl_load.c), once the settings are read and
- *    before the instance's role may be asked: its absence is a problem of
- *    the setup, said before any work;
+ *  - deadlines: --connect-timeout (default 10 s), and --read-timeout, else
+ *    LIDIAGEN_S3_TIMEOUT (1 to 3600, default 30): the seconds a transfer
+ *    may move nothing before it is cut (the options and YAML keys checked
+ *    their ranges);
+ *  - libcurl and libexpat, loaded here (curl_load.c, expat_load.c), once
+ *    the settings are read and before the instance's role may be asked:
+ *    their absence is a problem of the setup, said before any work;
  *  - credentials: the environment, else the profile, else the instance's
  *    role (aws_credentials.c).
  *
@@ -33,6 +34,8 @@
 
 #include "aws_config_internal.h"
 #include "curl_load.h"
+#include "expat_load.h"
+#include "s3_request.h"
 
 #define REGION_MAX 32
 #define ENDPOINT_MAX 1024
@@ -233,9 +236,12 @@ static int pick_retries(struct load *ld)
 	if ((v = aws_env("LIDIAGEN_S3_TIMEOUT")) && !parse_number(v, 1, LOW_SPEED_SECONDS_MAX, &n))
 		return aws_fail(ld, -EINVAL, "LIDIAGEN_S3_TIMEOUT '%s': 1 to 3600 seconds expected",
 				aws_shown(v, q, sizeof(q)));
-	ld->c->low_speed_seconds = (long)n;
+	ld->c->low_speed_seconds = ld->ov->read_timeout ? (long)ld->ov->read_timeout : (long)n;
 	ld->c->max_retry_seconds = DEFAULT_RETRY_SECONDS;
-	ld->c->connect_timeout_ms = DEFAULT_CONNECT_MS;
+	ld->c->connect_timeout_ms =
+		ld->ov->connect_timeout ? 1000L * ld->ov->connect_timeout : DEFAULT_CONNECT_MS;
+	if (s3_breaker_new(&ld->c->breaker))
+		return aws_fail(ld, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -256,7 +262,8 @@ int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrid
 	*ld = (struct load){ .c = c, .ov = ov ? ov : &none, .err = err, .err_size = err_size };
 	if ((ret = aws_parse_url(ld, url)) || (ret = aws_profile_load(ld)) ||
 	    (ret = pick_region(ld)) || (ret = pick_endpoint(ld)) || (ret = pick_retries(ld)) ||
-	    (ret = s3_curl_load(err, err_size)) || (ret = aws_find_credentials(ld)))
+	    (ret = s3_curl_load(err, err_size)) || (ret = s3_expat_load(err, err_size)) ||
+	    (ret = aws_find_credentials(ld)))
 		s3_config_free(c);
 	aws_files_release(ld);
 	free(ld);
@@ -274,5 +281,6 @@ void s3_config_free(struct s3_config *c)
 	aws_free_secret(c->creds.access_key);
 	aws_free_secret(c->creds.secret_key);
 	aws_free_secret(c->creds.session_token);
+	s3_breaker_free(c->breaker);
 	memset(c, 0, sizeof(*c));
 }

@@ -13,11 +13,15 @@
  *  - s3_url.c: keys, and the URL of a key (virtual-hosted or path style),
  *    each character encoded as SigV4 wants;
  *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
- *    with x-amz-content-sha256 sent and signed), retried with backoff;
+ *    with x-amz-content-sha256 sent and signed), within its deadlines,
+ *    retried with backoff; s3_breaker.c: the run's circuit breaker, which
+ *    stops every request once the endpoint is gone or answers nonsense;
  *  - s3_object.c: HEAD and PUT of one object and its lidia metadata, and
- *    the bucket check; s3_list.c: listings; s3_xml.c: S3's XML; md5.c;
- *  - curl_load.c: libcurl, loaded (dlopen) when a bucket is first opened,
- *    not linked, so that a run that never publishes does not carry it.
+ *    the bucket check; s3_list.c: listings; s3_xml.c: S3's XML, read
+ *    strictly by libexpat; md5.c;
+ *  - curl_load.c, expat_load.c: libcurl and libexpat, loaded (dlopen) when
+ *    a bucket is first opened, not linked, so that a run that never
+ *    publishes does not carry them.
  */
 #ifndef LIDIAGEN_S3_H
 #define LIDIAGEN_S3_H
@@ -34,6 +38,8 @@ struct s3_overrides {
 	const char *endpoint_url;
 	const char *profile;
 	bool path_style;
+	/* --connect-timeout, --read-timeout: seconds; 0: not given */
+	unsigned connect_timeout, read_timeout;
 };
 
 struct s3_credentials {
@@ -51,7 +57,13 @@ struct s3_config {
 	/* retries: at most max_attempts tries per request, within max_retry_seconds in all */
 	unsigned max_attempts;
 	double max_retry_seconds;
-	long connect_timeout_ms, low_speed_seconds; /* a stalled transfer is cut after this */
+	/*
+	 * Deadlines: to connect; to see a byte (a transfer that moves nothing
+	 * for low_speed_seconds is cut); and for the whole request, from
+	 * these and the body's size (s3_request.c).
+	 */
+	long connect_timeout_ms, low_speed_seconds;
+	struct s3_breaker *breaker; /* shared by every client of the config */
 };
 
 /*
@@ -87,10 +99,11 @@ int s3_full_key(const struct s3_config *c, const char *key, char *buf, size_t si
 
 /* ---- s3_request.c and s3_object.c: one client per thread ---- */
 
-/* Why a request failed: enough for one line naming the key. */
+/* Why a request failed: enough for one line naming the key and the endpoint. */
 struct s3_error {
-	long http_status; /* 0: no response (connection, timeout) */
-	char code[64];	  /* S3's <Code>, or curl's error name */
+	char request[320]; /* "PUT http://HOST:PORT", "GET http://HOST:PORT/b?list-type=2..." */
+	long http_status;  /* 0: no response (connection, timeout) */
+	char code[64];	   /* S3's <Code>, or curl's error name */
 	char message[256];
 	unsigned attempts;
 };
@@ -163,7 +176,23 @@ int s3_list_page(struct s3_client *cl, const char *under, char *token, size_t to
  */
 int s3_check_bucket(struct s3_client *cl, struct s3_error *err);
 
-/* "403 AccessDenied: Access Denied" and the like, for messages. */
+/* "PUT http://HOST: 403 AccessDenied: Access Denied" and the like, for messages. */
 void s3_error_format(const struct s3_error *err, char *buf, size_t size);
+
+/*
+ * s3_breaker.c. The run's circuit breaker, one per config, shared by its
+ * clients: it opens after S3_BREAKER_FAILS requests in a row found no
+ * server (connection refused or reset, TLS failed, a deadline passed), or
+ * at once when a 2xx answer is not what S3 sends (a listing that is not a
+ * ListBucketResult). Open, every request fails at once with -ECANCELED,
+ * sending nothing: a dead endpoint costs seconds, not a timeout per key.
+ */
+#define S3_BREAKER_FAILS 3
+
+/*
+ * Whether the breaker is open: then one line into buf, naming the endpoint
+ * and why, and how many keys were not sent.
+ */
+bool s3_stopped(const struct s3_config *c, char *buf, size_t size);
 
 #endif

@@ -57,7 +57,9 @@ int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_
  */
 int s3_check_bucket(struct s3_client *cl, struct s3_error *err)
 {
-	struct s3_request r = { .method = "GET", .query = "list-type=2&max-keys=0" };
+	struct s3_request r = { .method = "GET",
+				.query = "list-type=2&max-keys=0",
+				.expect = "ListBucketResult" };
 	int e = -ENOMEM;
 
 	memset(err, 0, sizeof(*err));

@@ -9,6 +9,13 @@
  * exponential backoff and full jitter, or after the server's Retry-After,
  * within the config's attempts and seconds; the others end at once with
  * S3's own code and message.
+ *
+ * Every attempt has deadlines: to connect, to see a byte (libcurl's low
+ * speed limit), and for the whole of it, scaled by the body's size, so
+ * that a server trickling a byte a second does not hold a request for
+ * minutes. A server not reached is tried twice at most, and the breaker
+ * (s3_breaker.c) hears of it: a dead endpoint ends the run in seconds.
+ * A 2xx answer is believed only when its body is what S3 sends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +30,10 @@
 
 #define BACKOFF_BASE_MS 200
 #define BACKOFF_CAP_MS 20000
+/* A server not reached (refused, reset, timed out) is tried this often at most. */
+#define UNREACHED_ATTEMPTS 2
+/* The whole request's deadline allows for a body sent no faster than this. */
+#define DEADLINE_MIN_RATE (32 * 1024)
 
 int s3_client_new(struct s3_client **out, const struct s3_config *c)
 {
@@ -77,13 +88,24 @@ void s3_request_done(struct s3_request *r)
 	r->resp_len = 0;
 }
 
+/*
+ * The line is made to fit, whatever its length: a session token from web
+ * identity or SSO runs past 2 KiB, and one cut short was refused by the
+ * server with an unrelated reason. It may be a secret: wiped once copied.
+ */
 bool s3_add_header(struct curl_slist **list, const char *name, const char *value)
 {
+	size_t n = strlen(name) + strlen(value) + 3;
 	struct curl_slist *l;
-	char line[2048];
+	char *line = malloc(n);
 
-	snprintf(line, sizeof(line), "%s: %s", name, value);
-	if (!(l = s3_curl.slist_append(*list, line)))
+	if (!line)
+		return false;
+	snprintf(line, n, "%s: %s", name, value);
+	l = s3_curl.slist_append(*list, line);
+	explicit_bzero(line, n);
+	free(line);
+	if (!l)
 		return false;
 	*list = l;
 	return true;
@@ -234,6 +256,14 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	/* A transfer that moves under 1 byte/s for this long has stalled: cut it, and retry. */
 	s3_curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	s3_curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->low_speed_seconds);
+	/*
+	 * And one that trickles (a byte a second passes the low speed limit)
+	 * is cut when the whole takes longer than connecting, a first byte
+	 * and its body at DEADLINE_MIN_RATE could.
+	 */
+	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS,
+			    c->connect_timeout_ms + 2000 * c->low_speed_seconds +
+				    (long)(r->len / DEADLINE_MIN_RATE * 1000));
 	s3_curl.easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
 	s3_curl.easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
 	snprintf(sigv4, 128, "aws:amz:%s:s3", c->region);
@@ -282,6 +312,37 @@ static const char *status_name(long status)
 	}
 }
 
+/* <Code> and <Message>, children of <Error>, into the error. */
+static int error_element(void *ctx, unsigned depth, const char *parent, const char *name,
+			 const char *text, bool whole)
+{
+	struct s3_error *err = ctx;
+
+	if (depth == 1 && !strcmp(name, "Code"))
+		snprintf(err->code, sizeof(err->code), "%s", text);
+	else if (depth == 1 && !strcmp(name, "Message"))
+		snprintf(err->message, sizeof(err->message), "%s", text);
+	return 0;
+}
+
+/* S3's code and message from an error's body, read whole; else what the body is. */
+static void error_body(const struct s3_request *r, struct s3_error *err)
+{
+	struct s3_xml_sink sink = { error_element, err };
+	char why[160];
+
+	if (!r->resp_len || r->resp_len >= S3_BODY_MAX)
+		return; /* a HEAD's has none; a long one is no error document of S3's */
+	if (s3_xml_parse(r->resp, r->resp_len, "Error", &sink, why, sizeof(why))) {
+		/* A proxy's page, say: nothing of it is S3's code or message. */
+		err->code[0] = 0;
+		snprintf(err->message, sizeof(err->message), "a body that is not S3's <Error> (%s)",
+			 why);
+	}
+	s3_xml_one_line(err->code);
+	s3_xml_one_line(err->message);
+}
+
 /* What failed, from the response (or its absence). */
 static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
 {
@@ -293,10 +354,7 @@ static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
 		snprintf(err->message, sizeof(err->message), "%s", s3_curl.easy_strerror(cc));
 		return;
 	}
-	if (r->resp) {
-		s3_xml_element(r->resp, NULL, "Code", err->code, sizeof(err->code), false);
-		s3_xml_element(r->resp, NULL, "Message", err->message, sizeof(err->message), false);
-	}
+	error_body(r, err);
 	/* A HEAD's answer has no body: the status is all there is. */
 	if (!err->code[0])
 		snprintf(err->code, sizeof(err->code), "%s", status_name(r->status));
@@ -319,12 +377,28 @@ static bool retryable(CURLcode cc, long status)
 	case CURLE_GOT_NOTHING:
 	case CURLE_PARTIAL_FILE:
 	case CURLE_SEND_FAIL_REWIND:
-	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_HTTP2:
 	case CURLE_HTTP2_STREAM:
 		return true;
 	default:
+		return false; /* a TLS handshake that failed fails the same way again */
+	}
+}
+
+/* Whether an attempt found no server: nothing came back, for a reason of the network's. */
+static bool unreached(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_OK:
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_WRITE_ERROR:
+	case CURLE_READ_ERROR:
+	case CURLE_ABORTED_BY_CALLBACK:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_UNSUPPORTED_PROTOCOL:
 		return false;
+	default:
+		return true;
 	}
 }
 
@@ -398,20 +472,87 @@ static int request_url(const struct s3_config *c, const struct s3_request *r, ch
 	return 0;
 }
 
+/* "GET URL" (a key's: "PUT http://HOST:PORT"; the key is named already) for messages. */
+static void name_request(struct s3_request *r, const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t n = host ? strcspn(host + 3, "/") + (size_t)(host + 3 - url) : strlen(url);
+
+	snprintf(r->endpoint, sizeof(r->endpoint), "%.*s", (int)n, url);
+	snprintf(r->request, sizeof(r->request), "%s %s", r->method, r->key ? r->endpoint : url);
+}
+
+int s3_distrust(struct s3_client *cl, const struct s3_request *r, const char *why,
+		struct s3_error *err)
+{
+	char line[640];
+
+	memset(err, 0, sizeof(*err));
+	snprintf(err->request, sizeof(err->request), "%s", r->request);
+	err->http_status = r->status;
+	snprintf(err->code, sizeof(err->code), "NotS3");
+	snprintf(err->message, sizeof(err->message),
+		 "a body that is not %s%s (%s), nothing decided from it",
+		 r->expect ? "a " : "the empty one of a ", r->expect ? r->expect : r->method, why);
+	s3_xml_one_line(err->message);
+	snprintf(line, sizeof(line), "%s: %ld with %s", r->request, r->status, err->message);
+	s3_breaker_open(cl->c->breaker, line);
+	return -EPROTO;
+}
+
+/* A 2xx answer is S3's: the document asked for, whole; a PUT's, no body at all. */
+static int check_answer(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
+{
+	char why[160];
+
+	if (r->status == 404 || !strcmp(r->method, "HEAD"))
+		return 0;
+	if (r->expect && s3_xml_parse(r->resp, r->resp_len, r->expect, NULL, why, sizeof(why)))
+		return s3_distrust(cl, r, why, err);
+	if (!strcmp(r->method, "PUT") && r->resp_len && r->resp_len != strspn(r->resp, " \t\r\n")) {
+		/* S3 answers a PUT it took with no body; an <Error> in a 200 took nothing. */
+		if (s3_xml_parse(r->resp, r->resp_len, "Error", NULL, why, sizeof(why)))
+			snprintf(why, sizeof(why), "%.*s", 40, r->resp);
+		else
+			snprintf(why, sizeof(why), "an <Error> document");
+		s3_xml_one_line(why);
+		return s3_distrust(cl, r, why, err);
+	}
+	return 0;
+}
+
+/* The breaker is open: nothing is sent. */
+static int not_sent(const struct s3_request *r, struct s3_error *err, unsigned attempts)
+{
+	memset(err, 0, sizeof(*err));
+	snprintf(err->request, sizeof(err->request), "%s", r->request);
+	snprintf(err->code, sizeof(err->code), "NotSent");
+	snprintf(err->message, sizeof(err->message),
+		 "not sent: %.180s failed before (said once, with the reason)", r->endpoint);
+	err->attempts = attempts;
+	return -ECANCELED;
+}
+
 int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
 {
 	const struct s3_config *c = cl->c;
 	char url[4096], sigv4[128];
 	double start = now_seconds();
 	unsigned attempt = 0;
-	CURLcode cc;
+	CURLcode cc = CURLE_OK;
 	int e;
 
 	if ((e = request_url(c, r, url, sizeof(url))))
 		return e;
+	name_request(r, url);
 	for (;;) {
 		double wait;
 
+		if (!s3_breaker_admit(c->breaker, attempt == 0 && r->key)) {
+			if (!attempt)
+				return not_sent(r, err, attempt);
+			break;
+		}
 		attempt++;
 		s3_request_done(r);
 		r->status = 0;
@@ -420,18 +561,25 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 		cc = s3_curl.easy_perform(cl->curl);
 		s3_curl.easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
 		count(cl, r, attempt);
+		s3_breaker_note(c->breaker, !unreached(cc), r->endpoint, s3_curl.easy_strerror(cc));
 		if (cc == CURLE_OK && succeeded(r))
-			return 0;
+			return check_answer(cl, r, err);
 		describe(r, cc, err);
+		snprintf(err->request, sizeof(err->request), "%s", r->request);
 		err->attempts = attempt;
-		if (!retryable(cc, r->status) || attempt >= c->max_attempts)
+		e = cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
+		if (!retryable(cc, r->status) || attempt >= c->max_attempts ||
+		    (unreached(cc) && attempt >= UNREACHED_ATTEMPTS))
 			break;
 		wait = backoff_seconds(cl, r, attempt);
 		if (now_seconds() - start + wait > c->max_retry_seconds)
 			break;
 		usleep((useconds_t)(wait * 1e6));
 	}
-	return cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
+	/* A key lost with the endpoint: the breaker's one line says it (err keeps the reason). */
+	if (r->key && unreached(cc) && s3_breaker_fold(c->breaker))
+		return -ECANCELED;
+	return e;
 }
 
 void s3_error_format(const struct s3_error *err, char *buf, size_t size)
@@ -440,9 +588,12 @@ void s3_error_format(const struct s3_error *err, char *buf, size_t size)
 
 	if (err->attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %u attempts)", err->attempts);
+	const char *sep = err->request[0] ? ": " : "";
+
 	if (err->http_status)
-		snprintf(buf, size, "%ld %s%s%s%s", err->http_status, err->code,
-			 err->message[0] ? ": " : "", err->message, tries);
+		snprintf(buf, size, "%s%s%ld %s%s%s%s", err->request, sep, err->http_status,
+			 err->code, err->message[0] ? ": " : "", err->message, tries);
 	else
-		snprintf(buf, size, "%s: %s%s", err->code, err->message, tries);
+		snprintf(buf, size, "%s%s%s: %s%s", err->request, sep, err->code, err->message,
+			 tries);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * One signed S3 request, retried (s3_request.c), for s3_object.c: the
- * client's internals, shared by those two files only.
+ * One signed S3 request, retried (s3_request.c), for s3_object.c and
+ * s3_list.c; S3's XML (s3_xml.c); the breaker's side the requests see
+ * (s3_breaker.c): the client's internals.
  */
 #ifndef LIDIAGEN_S3_REQUEST_H
 #define LIDIAGEN_S3_REQUEST_H
@@ -29,6 +30,7 @@ struct s3_request {
 	const char *method; /* "HEAD", "PUT" or "GET" */
 	const char *key;    /* laid out, without the prefix; NULL: the bucket itself */
 	const char *query;  /* of a request to the bucket: its parameters, in sorted order */
+	const char *expect; /* the root element a 2xx answer's body must have, or NULL */
 	const void *body;   /* PUT's */
 	size_t len;
 	struct curl_slist *headers; /* extra headers, signed with the rest */
@@ -41,13 +43,20 @@ struct s3_request {
 	char bucket_region[64]; /* x-amz-bucket-region, for a wrong region's message */
 	struct s3_head *head;	/* headers to read into (HEAD), or NULL */
 	size_t sent;		/* of body, by the read callback */
+	/* for messages (s3_request_send): "GET http://HOST:PORT/BUCKET?QUERY", and "http://HOST:PORT" */
+	char request[320];
+	char endpoint[256];
 };
 
 /*
  * Send r (again on failures worth retrying: 5xx, 429, timeouts, resets,
  * with exponential backoff and jitter, honouring Retry-After, within the
- * config's attempts and seconds). 0 when the server answered with a status
- * below 400, or 404 for a HEAD; otherwise a negative errno and err.
+ * config's attempts and seconds; a server not reached is tried twice at
+ * most). 0 when the server answered with a status below 300 (and with
+ * r->expect, a whole document of that root; a PUT's, no body at all), or
+ * 404 for a HEAD; otherwise a negative errno and err: -ECANCELED when the
+ * breaker is open and nothing was sent, -EPROTO for a 2xx answer that is
+ * not S3's (and the breaker opened by it).
  */
 int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err);
 
@@ -62,13 +71,58 @@ bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
 			 const char *payload_sha);
 
 /*
- * The text of the first <tag> within [doc, end) (end NULL: the string's
- * end), unescaped, into out. A key keeps its bytes, and is refused when
- * too long; other text is cut to fit, its control characters made spaces
- * (one line to print). False when there is no such element.
+ * A 2xx answer to r that is not S3's (why: what it is instead): err says
+ * so, naming the request, and the breaker opens, for nothing more is to
+ * be believed of that endpoint. Returns -EPROTO.
  */
-bool s3_xml_element(const char *doc, const char *end, const char *tag, char *out, size_t size,
-		    bool is_key);
+int s3_distrust(struct s3_client *cl, const struct s3_request *r, const char *why,
+		struct s3_error *err);
+
+/* ---- s3_xml.c ---- */
+
+/* Where s3_xml_parse hands each element, as it ends. */
+struct s3_xml_sink {
+	/*
+	 * depth 1: a child of the root; parent: its parent's name; text: its
+	 * text, entities decoded (whole false: cut at 8 KiB). Non-zero stops
+	 * the parse, and s3_xml_parse returns it.
+	 */
+	int (*element)(void *ctx, unsigned depth, const char *parent, const char *name,
+		       const char *text, bool whole);
+	void *ctx;
+};
+
+/*
+ * doc[0, len) read as one whole, well-formed XML document, without a DTD,
+ * whose root element is root: each element to sink (NULL: only checked).
+ * 0; or -EPROTO and in why what the body is instead ("an <html> page",
+ * "an <Error> document", "XML cut short or ill-formed: ..."), or the
+ * sink's code (why then left to it); -ELIBACC without libexpat.
+ */
+int s3_xml_parse(const char *doc, size_t len, const char *root, const struct s3_xml_sink *sink,
+		 char *why, size_t why_size);
+
+/* Control characters (a CR in a key, a newline in a message) as spaces: one line to print. */
+void s3_xml_one_line(char *s);
+
+/* ---- s3_breaker.c ---- */
+
+struct s3_breaker;
+
+int s3_breaker_new(struct s3_breaker **out);
+void s3_breaker_free(struct s3_breaker *b);
+
+/* Whether a request may go; when not, and count_refusal, it is counted as a key not sent. */
+bool s3_breaker_admit(struct s3_breaker *b, bool count_refusal);
+
+/* After an attempt: whether it reached a server (any answer); if not, endpoint and why. */
+void s3_breaker_note(struct s3_breaker *b, bool reached, const char *endpoint, const char *why);
+
+/* A key's request that found no server: true when the breaker is open, and it is counted. */
+bool s3_breaker_fold(struct s3_breaker *b);
+
+/* Open it now: why is the line to say (the endpoint, the request, the reason). */
+void s3_breaker_open(struct s3_breaker *b, const char *why);
 
 /* Release what the response holds. */
 void s3_request_done(struct s3_request *r);
