@@ -79,7 +79,8 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_TOO_BIG, "value too large for the lidia format")                                 \
 	X(LIDIA_E_STATE, "builder used out of order")                                              \
 	X(LIDIA_E_INVAL, "invalid argument")                                                       \
-	X(LIDIA_E_SINK, "output sink failed")
+	X(LIDIA_E_SINK, "output sink failed")                                                      \
+	X(LIDIA_E_NOT_REGULAR, "not a regular file (a FIFO, device or socket), not opened")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,

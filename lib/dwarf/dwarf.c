@@ -21,6 +21,7 @@
 #include <elfutils/libdw.h>
 
 #include "debug_sections.h"
+#include "dwarf_begin.h"
 #include "dwarf_crew.h"
 #include "dwarf_extract.h"
 #include "dwarf_walk.h"
@@ -30,6 +31,7 @@
 #include "line_table.h"
 #include "name_blocks.h"
 #include "scan_chunks.h"
+#include "split_paths.h"
 #include "unit_chunks.h"
 
 /* ---- Between the passes: one function per address ------------------------------ */
@@ -140,23 +142,22 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 {
 	struct compressed_span spans[64];
 	size_t nspans = note_compressed(e, spans, ARRAY_SIZE(spans));
-	Dwarf *dw = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
+	Dwarf *dw = dwarf_begin_image(e->elf, alt);
 
 	if (!dw)
 		return NULL;
 	find_sections(e, &w->secs);
 	for (size_t i = 0; i < nspans; i++)
 		debug_sections_drop_pages(e, spans[i].off, spans[i].size);
-	if (alt)
-		dwarf_setalt(dw, alt);
 	return dw;
 }
 
 /*
- * The units to read, in w->units (a skeleton with the split unit it found):
- * the first pass then reads each (subprog_scan.c).
+ * The units to read, in w->units (a skeleton with the split unit it found,
+ * when find_split lets libdw look for it): the first pass then reads each
+ * (subprog_scan.c).
  */
-static int list_units(struct dw *w, Dwarf *dw)
+static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 {
 	Dwarf_CU *cu = NULL;
 	int err;
@@ -167,7 +168,8 @@ static int list_units(struct dw *w, Dwarf *dw)
 		uint8_t unit_type;
 		Dwarf_CU *next;
 		struct unit *un;
-		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie);
+		int r = dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie,
+					find_split ? &subdie : NULL);
 
 		if (r != 0)
 			return 0; /* 1: no more units; -1: the rest is unreadable */
@@ -184,8 +186,8 @@ static int list_units(struct dw *w, Dwarf *dw)
 		un = &w->units[w->nunits++];
 		*un = (struct unit){ .die = cudie, .group = NO_GROUP };
 		un->partial = unit_type == DW_UT_partial;
-		un->split =
-			unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
+		un->split = find_split && unit_type == DW_UT_skeleton &&
+			    dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		if (un->split)
 			un->split_die = subdie;
 		w->split_units |= un->split;
@@ -206,13 +208,17 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	struct line_rows *orphans = &x->orphans;
 	Dwarf *dw = begin(&w, e, alt);
 	struct crew crew;
+	bool find_split;
 	int err;
 
 	if (!dw)
 		return 0; /* no DWARF here */
 	w.dw = dw;
 	frames_init(&w.fr, x->b, x->lines, x->files);
-	if (!(err = list_units(&w, dw))) {
+	/* The .dwo files an input names are opened only when searching, and only if regular. */
+	find_split =
+		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
+	if (!(err = list_units(&w, dw, find_split))) {
 		crew_open(&crew, &w, alt);
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
 		    !(err = plan_groups(&w)))
@@ -235,6 +241,6 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
 			  w.bad_file_index);
 	dw_release(&w);
-	dwarf_end(dw);
+	dwarf_end_image(dw);
 	return err;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: DWARF, the Dwarfs the threads of one extraction read through; see the header. */
+#include "dwarf_begin.h"
 #include "dwarf_crew.h"
 #include "internal.h"
 
@@ -14,17 +15,16 @@
  */
 static Dwarf *own_dwarf(const struct dw *w, Dwarf *alt, Dwarf **own_alt)
 {
-	Dwarf *mine = dwarf_begin_elf(dwarf_getelf(w->dw), DWARF_C_READ, NULL);
+	Dwarf *mine;
 	Dwarf_Die first, last;
 
-	*own_alt = NULL;
-	if (!mine)
+	*own_alt = alt ? dwarf_begin_image(dwarf_getelf(alt), NULL) : NULL;
+	if (alt && !*own_alt)
 		return NULL;
-	if (alt && (*own_alt = dwarf_begin_elf(dwarf_getelf(alt), DWARF_C_READ, NULL)))
-		dwarf_setalt(mine, *own_alt);
-	if ((alt && !*own_alt) || !dwarf_offdie(mine, dwarf_dieoffset(&w->units[0].die), &first) ||
+	mine = dwarf_begin_image(dwarf_getelf(w->dw), *own_alt);
+	if (!mine || !dwarf_offdie(mine, dwarf_dieoffset(&w->units[0].die), &first) ||
 	    !dwarf_offdie(mine, dwarf_dieoffset(&w->units[w->nunits - 1].die), &last)) {
-		dwarf_end(mine);
+		dwarf_end_image(mine);
 		if (*own_alt)
 			dwarf_end(*own_alt);
 		*own_alt = NULL;
@@ -48,7 +48,7 @@ void crew_open(struct crew *c, const struct dw *w, Dwarf *alt)
 void crew_close(struct crew *c)
 {
 	for (size_t i = 1; i < c->n; i++) {
-		dwarf_end(c->dw[i]);
+		dwarf_end_image(c->dw[i]);
 		if (c->alt[i])
 			dwarf_end(c->alt[i]);
 	}

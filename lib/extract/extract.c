@@ -5,6 +5,7 @@
 #include "builder.h"
 #include "debug_find.h"
 #include "debug_sections.h"
+#include "dwarf_begin.h"
 #include "dwarf_extract.h"
 #include "dwp.h"
 #include "dwp_unpack.h"
@@ -114,8 +115,7 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
 				  e->name);
 		else
-			alt_dw = dwarf_begin_elf((alt_inflated ? alt_inflated : alt)->elf,
-						 DWARF_C_READ, NULL);
+			alt_dw = dwarf_begin_image((alt_inflated ? alt_inflated : alt)->elf, NULL);
 	}
 	img = inflated ? inflated : e;
 	/*
@@ -123,7 +123,7 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	 * with no search, and read as the .dwo files it was made of.
 	 */
 	if (dwp_beside(elfs, n, dwp, sizeof(dwp))) {
-		int r = dwp_unpack(img, dwp, &unpacked);
+		int r = dwp_unpack(img, dwp, !x->no_debug_search, &unpacked);
 
 		if (r < 0)
 			lidia_log(LIDIA_LOG_WARN, "%s: DWARF package '%s' cannot be unpacked: %s",
@@ -131,12 +131,12 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 		if (r > 0)
 			img = dwp_unpacked_image(unpacked);
 		else
-			dwp_warn_unread(img, dwp);
+			dwp_warn_unread(img, dwp, !x->no_debug_search);
 	}
 	err = extract_dwarf(x, img, alt_dw);
 	dwp_unpacked_close(unpacked);
 	if (alt_dw)
-		dwarf_end(alt_dw);
+		dwarf_end_image(alt_dw);
 	lidia_elf_close(alt_inflated);
 	lidia_elf_close(alt);
 	lidia_elf_close(inflated);
@@ -249,6 +249,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		.dm = { .enabled = !OPTS_GET(opts, no_demangle, false) },
 		.threads = OPTS_GET(opts, threads, 0),
 		.guard = OPTS_GET(opts, thread_guard, NULL),
+		.no_debug_search = OPTS_GET(opts, no_debug_search, false),
 	};
 	const struct lidia_elf **all = NULL;
 	struct lidia_elf *opened[2];

@@ -26,6 +26,7 @@ struct extract_ctx {
 	struct sym_vec syms;	    /* resolved: depth-0 names, and the last source */
 	struct demangler dm;
 	struct lidia_extract_stats st;
+	bool no_debug_search; /* no file an input names is opened: no debug link, dwz, .dwo */
 	/* lidia_extract_opts' threads and thread_guard: what one big input may use. */
 	unsigned threads;
 	int (*guard)(void (*fn)(void *arg), void *arg);

@@ -34,19 +34,32 @@ static bool build_id_path(char *buf, size_t size, const char *dir, const char *h
 	return path_fmt(buf, size, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
 }
 
+/* Said once per path: a FIFO, device or socket where owner's debug file may be is never opened. */
+static void not_regular(const struct lidia_elf *owner, const char *path)
+{
+	lidia_log(LIDIA_LOG_WARN, "%s: '%s' is not a regular file, not opened", owner->name, path);
+}
+
 /*
- * Open path as an image with build ID want (hex); 1 when it is one. One
- * with another build ID is refused (its path into refused, when that is
- * given and still empty).
+ * Open path, named by owner, as an image with build ID want (hex); 1 when
+ * it is one. One with another build ID is refused (its path into refused,
+ * when that is given and still empty); anything but a regular file is
+ * never opened (elf_image_open() does not block on it).
  */
-static int open_matching(const char *path, const char *want, struct lidia_elf **out, char *refused,
-			 size_t refused_size)
+static int open_matching(const struct lidia_elf *owner, const char *path, const char *want,
+			 struct lidia_elf **out, char *refused, size_t refused_size)
 {
 	struct lidia_elf *e;
 	char id[LIDIA_KEY_MAX];
+	int err;
 
-	if (access(path, R_OK) || elf_image_open(&e, path, true))
+	if (access(path, R_OK))
 		return 0;
+	if ((err = elf_image_open(&e, path, true))) {
+		if (err == LIDIA_E_NOT_REGULAR)
+			not_regular(owner, path);
+		return 0;
+	}
 	if (want && (lidia_elf_build_id(e, id, sizeof(id)) || strcmp(id, want))) {
 		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
 		if (refused && !refused[0])
@@ -92,9 +105,13 @@ static int try_path(struct search *s, const char *path, struct lidia_elf **out)
 	struct lidia_elf *d;
 	struct stat st;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+	if (stat(path, &st))
+		return 0;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		not_regular(s->e, path);
+	if (!S_ISREG(st.st_mode) ||
 	    (s->have_st && st.st_dev == s->st.st_dev && st.st_ino == s->st.st_ino) ||
-	    !open_matching(path, s->id, &d, s->refused, sizeof(s->refused)))
+	    !open_matching(s->e, path, s->id, &d, s->refused, sizeof(s->refused)))
 		return 0;
 	/* A copy of the binary (same build ID, nothing more) must not end the search. */
 	lidia_elf_info(d, &info);
@@ -250,21 +267,21 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 		snprintf(hex + 2 * i, 3, "%02x", end[1 + i]);
 	for (size_t i = 0; dirs && dirs[i]; i++) {
 		if (build_id_path(path, sizeof(path), dirs[i], hex) &&
-		    open_matching(path, hex, out, NULL, 0))
+		    open_matching(e, path, hex, out, NULL, 0))
 			return 1;
 	}
 	dir_of(e->name, dir, sizeof(dir));
 	if (name[0] == '/') {
-		if (open_matching(name, hex, out, NULL, 0))
+		if (open_matching(e, name, hex, out, NULL, 0))
 			return 1;
 		/* An unpacked package: <root>/usr/lib/debug/... names /usr/lib/debug/... */
 		root = strstr(e->name, "/usr/lib/debug/");
 		if (root &&
 		    path_fmt(path, sizeof(path), "%.*s%s", (int)(root - e->name), e->name, name) &&
-		    open_matching(path, hex, out, NULL, 0))
+		    open_matching(e, path, hex, out, NULL, 0))
 			return 1;
 	} else if (path_fmt(path, sizeof(path), "%s/%s", dir, name) &&
-		   open_matching(path, hex, out, NULL, 0)) {
+		   open_matching(e, path, hex, out, NULL, 0)) {
 		return 1;
 	}
 	lidia_log(LIDIA_LOG_WARN, "%s: dwz supplementary file '%s' (build ID %s) not found",

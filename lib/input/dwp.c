@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "dwarf_begin.h"
 #include "dwp.h"
 #include "internal.h"
+#include "split_paths.h"
 
 /* path + ".dwp" when it is a regular file. */
 static bool dwp_at(const char *stem, size_t stem_len, char *path, size_t size)
@@ -34,8 +36,8 @@ bool dwp_beside(const struct lidia_elf *const *images, size_t n, char *path, siz
 	return false;
 }
 
-/* The skeleton units of dw, and those libdw found no split unit of. */
-static void count_skeletons(Dwarf *dw, size_t *skeletons, size_t *missing)
+/* The skeleton units of dw, and those libdw found no split unit of (not looked for: all). */
+static void count_skeletons(Dwarf *dw, bool find_split, size_t *skeletons, size_t *missing)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie, subdie;
@@ -43,26 +45,28 @@ static void count_skeletons(Dwarf *dw, size_t *skeletons, size_t *missing)
 	uint8_t unit_type;
 
 	*skeletons = *missing = 0;
-	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie,
+			       find_split ? &subdie : NULL) == 0) {
 		cu = next;
 		if (unit_type != DW_UT_skeleton)
 			continue;
 		(*skeletons)++;
 		/* Found, subdie is the split unit's DIE (as lib/dwarf reads it). */
-		if (dwarf_tag(&subdie) != DW_TAG_compile_unit)
+		if (!find_split || dwarf_tag(&subdie) != DW_TAG_compile_unit)
 			(*missing)++;
 	}
 }
 
-void dwp_warn_unread(const struct lidia_elf *dwarf_image, const char *dwp_path)
+void dwp_warn_unread(const struct lidia_elf *dwarf_image, const char *dwp_path, bool find_split)
 {
-	Dwarf *dw = dwarf_begin_elf(dwarf_image->elf, DWARF_C_READ, NULL);
+	Dwarf *dw = dwarf_begin_image(dwarf_image->elf, NULL);
 	size_t skeletons, missing;
 
 	if (!dw)
 		return;
-	count_skeletons(dw, &skeletons, &missing);
-	dwarf_end(dw);
+	find_split = find_split && split_paths_safe(dw, dwarf_image->name, NULL);
+	count_skeletons(dw, find_split, &skeletons, &missing);
+	dwarf_end_image(dw);
 	if (missing)
 		lidia_log(LIDIA_LOG_WARN,
 			  "%s: DWARF package '%s' is not read: %zu of %zu split units have "

@@ -29,8 +29,9 @@ bool dwp_beside(const struct lidia_elf *const *images, size_t n, char *path, siz
  * When the skeleton units of dwarf_image (the image whose DWARF is read)
  * lack split units that libdw finds, warn once that the package at dwp_path
  * is not read (it could not be unpacked), with how many units and what is
- * kept of them.
+ * kept of them. find_split: whether libdw may look for the .dwo files the
+ * skeletons name (split_paths.h); if not, every skeleton lacks its unit.
  */
-void dwp_warn_unread(const struct lidia_elf *dwarf_image, const char *dwp_path);
+void dwp_warn_unread(const struct lidia_elf *dwarf_image, const char *dwp_path, bool find_split);
 
 #endif

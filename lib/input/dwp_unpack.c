@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwarf_begin.h"
 #include "dwp_unpack.h"
 #include "elf_mem.h"
 #include "internal.h"
+#include "split_paths.h"
 
 #define MAX_PIECES 48
 
@@ -315,19 +317,23 @@ static int write_image(struct dwp_unpacked *u, const struct lidia_elf *image)
 		return -ENOMEM;
 	/* From the descriptor: libdw looks for the .dwo files beside the file it names. */
 	u->image->elf = elf_begin(u->fd, ELF_C_READ_MMAP, NULL);
+	u->image->debugdir = u->dir;
 	u->image->size = (size_t)st.st_size;
 	if (!u->image->elf || !gelf_getehdr(u->image->elf, &u->image->ehdr))
 		return LIDIA_E_ELF;
 	return 0;
 }
 
-/* A skeleton unit whose split unit libdw did not find: its dwo_id, and the name it gives. */
+/*
+ * A skeleton unit whose split unit libdw did not find (subdie NULL: was not
+ * asked to look): its dwo_id, and the name it gives.
+ */
 static bool lost_skeleton(Dwarf_CU *cu, uint8_t type, Dwarf_Die *cudie, Dwarf_Die *subdie,
 			  uint64_t *id, const char **name)
 {
 	Dwarf_Attribute attr;
 
-	if (type != DW_UT_skeleton || dwarf_tag(subdie) == DW_TAG_compile_unit ||
+	if (type != DW_UT_skeleton || (subdie && dwarf_tag(subdie) == DW_TAG_compile_unit) ||
 	    dwarf_cu_info(cu, NULL, NULL, NULL, NULL, id, NULL, NULL))
 		return false;
 	*name = NULL;
@@ -342,9 +348,11 @@ static bool lost_skeleton(Dwarf_CU *cu, uint8_t type, Dwarf_Die *cudie, Dwarf_Di
  * package has: how many were written in *written, of *skeletons.
  */
 static int write_dwos(struct dwp_unpacked *u, const struct package *p,
-		      const struct lidia_elf *image, size_t *written, size_t *skeletons)
+		      const struct lidia_elf *image, bool find_split, size_t *written,
+		      size_t *skeletons)
 {
-	Dwarf *dw = dwarf_begin_elf(image->elf, DWARF_C_READ, NULL);
+	Dwarf *dw = dwarf_begin_image(image->elf, NULL);
+	Dwarf_Die *found = NULL;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie, subdie;
 	Dwarf_Half version;
@@ -352,15 +360,16 @@ static int write_dwos(struct dwp_unpacked *u, const struct package *p,
 	int err = 0;
 
 	*written = *skeletons = 0;
-	while (dw && !err &&
-	       dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
+	if (dw && find_split && split_paths_safe(dw, image->name, NULL))
+		found = &subdie;
+	while (dw && !err && dwarf_get_units(dw, cu, &next, &version, &type, &cudie, found) == 0) {
 		char path[PATH_MAX];
 		const char *name;
 		uint32_t row;
 		uint64_t id;
 
 		cu = next;
-		if (!lost_skeleton(cu, type, &cudie, &subdie, &id, &name))
+		if (!lost_skeleton(cu, type, &cudie, found, &id, &name))
 			continue;
 		(*skeletons)++;
 		if (!(row = find_row(&p->ix, id)) || !place(u, name, path, sizeof(path)))
@@ -371,13 +380,12 @@ static int write_dwos(struct dwp_unpacked *u, const struct package *p,
 		else if (!err)
 			(*written)++;
 	}
-	if (dw)
-		dwarf_end(dw);
+	dwarf_end_image(dw);
 	return err;
 }
 
 static int unpack(struct dwp_unpacked *u, const struct lidia_elf *image,
-		  const struct lidia_elf *dwp, const char *dwp_path)
+		  const struct lidia_elf *dwp, const char *dwp_path, bool find_split)
 {
 	size_t written, skeletons;
 	struct package p;
@@ -385,7 +393,7 @@ static int unpack(struct dwp_unpacked *u, const struct lidia_elf *image,
 
 	if (!open_package(&p, dwp))
 		return 0;
-	if ((err = write_dwos(u, &p, image, &written, &skeletons)) || !written)
+	if ((err = write_dwos(u, &p, image, find_split, &written, &skeletons)) || !written)
 		return err;
 	if (written < skeletons)
 		lidia_log(LIDIA_LOG_WARN,
@@ -395,7 +403,8 @@ static int unpack(struct dwp_unpacked *u, const struct lidia_elf *image,
 	return (err = write_image(u, image)) ? err : 1;
 }
 
-int dwp_unpack(const struct lidia_elf *image, const char *dwp_path, struct dwp_unpacked **out)
+int dwp_unpack(const struct lidia_elf *image, const char *dwp_path, bool find_split,
+	       struct dwp_unpacked **out)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct lidia_elf *dwp;
@@ -414,7 +423,8 @@ int dwp_unpack(const struct lidia_elf *image, const char *dwp_path, struct dwp_u
 	if (r < 0 || (size_t)r >= sizeof(u->dir))
 		r = -ENAMETOOLONG;
 	else
-		r = (u->has_dir = mkdtemp(u->dir)) ? unpack(u, image, dwp, dwp_path) : -errno;
+		r = (u->has_dir = mkdtemp(u->dir)) ? unpack(u, image, dwp, dwp_path, find_split)
+						   : -errno;
 	lidia_elf_close(dwp);
 	if (r <= 0) {
 		dwp_unpacked_close(u);

@@ -22,9 +22,12 @@ struct dwp_unpacked;
  * whose DWARF is read): 1 and *out, whose dwp_unpacked_image() is what to
  * read instead; 0 when it holds none of them (or cannot be read: the
  * skeletons then keep what they have); <0 on an error of this machine's
- * (no memory, no temporary directory).
+ * (no memory, no temporary directory). find_split: whether libdw may look
+ * for the .dwo files the skeletons name first (split_paths.h); if not, each
+ * skeleton's unit comes from the package.
  */
-int dwp_unpack(const struct lidia_elf *image, const char *dwp_path, struct dwp_unpacked **out);
+int dwp_unpack(const struct lidia_elf *image, const char *dwp_path, bool find_split,
+	       struct dwp_unpacked **out);
 
 /* The copy of the image's debug sections that libdw finds the .dwo files beside. */
 const struct lidia_elf *dwp_unpacked_image(const struct dwp_unpacked *u);

@@ -106,7 +106,8 @@ int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not blocking: a FIFO an input names (a debug link, say) must not hang the run. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
@@ -116,7 +117,9 @@ int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
 		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : LIDIA_E_NOT_ELF;
+		return S_ISDIR(st.st_mode)   ? -EISDIR
+		       : S_ISREG(st.st_mode) ? LIDIA_E_NOT_ELF
+					     : LIDIA_E_NOT_REGULAR;
 	}
 	/* Private and writable, so that nothing libelf might do reaches the file. */
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);

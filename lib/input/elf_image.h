@@ -14,6 +14,11 @@ struct lidia_elf {
 	void *owned; /* a heap copy we made (inflated sections), or NULL */
 	size_t size;
 	char *name;
+	/*
+	 * The directory libdw looks for .dwo files in first: dwp_unpack.c's
+	 * private one, for the copy it makes; NULL for images begun from memory.
+	 */
+	const char *debugdir;
 };
 
 /*
