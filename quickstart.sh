@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 # Build dependencies: elfutils' libelf/libdw, LLVM's demangler (llvm-16-dev), the compression and
 # archive libraries the batch mode links, and libcurl and libexpat for publishing to S3.
 BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchive-dev libyaml-dev
-	libzstd-dev libdeflate-dev liblzma-dev libcurl4-openssl-dev libexpat1-dev"
+	libzstd-dev libdeflate-dev liblzma-dev libcurl4-openssl-dev nettle-dev libexpat1-dev"
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
 # compilers and linkers for the test programs (gcc, g++, clang, lld, Go
 # 1.19), dwz, packagers for the batch tests (rpm, cpio, zip), the build
