@@ -8,18 +8,70 @@
 
 #include "json.h"
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (n bytes left), or 0:
+ * RFC 3629's table, so no overlong form, surrogate or code point past
+ * U+10FFFF passes.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * A path is bytes, and JSON text is Unicode: well-formed UTF-8 is written
+ * as it is, and each byte that is not part of it as the lone surrogate
+ * \udcXX (Python's surrogateescape, os.fsdecode), which no UTF-8 text can
+ * hold. The file stays valid JSON for any name (json.loads, jq), Python
+ * gets the bytes back with os.fsencode, and json_parse_flat() reads the
+ * very bytes back.
+ */
 void json_string(FILE *f, const char *s, size_t len)
 {
+	const unsigned char *u = (const unsigned char *)s;
+
 	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < len;) {
+		unsigned char c = u[i];
+		size_t n;
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if ((n = utf8_len(u + i, len - i))) {
+			fwrite(u + i, 1, n, f);
+			i += n;
+			continue;
+		} else
+			fprintf(f, "\\udc%02x", c);
+		i++;
 	}
 	fputc('"', f);
 }
@@ -91,7 +143,10 @@ static void put_utf8(char **o, unsigned cp)
 	*o = (char *)u;
 }
 
-/* \uXXXX (and its low surrogate) at c->p, past the backslash and 'u': the code point. */
+/*
+ * \uXXXX (and its low surrogate) at c->p, past the backslash and 'u': 0 and
+ * the code point, 1 and a raw byte (\udc80 to \udcff), or -1.
+ */
 static int unicode_escape(struct cur *c, unsigned *cp)
 {
 	unsigned lo;
@@ -99,6 +154,9 @@ static int unicode_escape(struct cur *c, unsigned *cp)
 	if (hex4(c->p, cp))
 		return -1;
 	c->p += 4;
+	/* \udc80 to \udcff: a byte that was no UTF-8 (json_string), handed back as it was. */
+	if (*cp >= 0xdc80 && *cp <= 0xdcff)
+		return 1;
 	if (*cp >= 0xdc00 && *cp < 0xe000)
 		return -1;
 	if (*cp >= 0xd800 && *cp < 0xdc00) {
@@ -140,11 +198,16 @@ static const char *string(struct cur *c)
 		}
 		ch = (unsigned char)*c->p++;
 		if (ch == 'u') {
-			if (unicode_escape(c, &cp)) {
+			int r = unicode_escape(c, &cp);
+
+			if (r < 0) {
 				c->err = "a bad \\u escape";
 				return NULL;
 			}
-			put_utf8(&o, cp);
+			if (r)
+				*o++ = (char)(cp & 0xff);
+			else
+				put_utf8(&o, cp);
 		} else if (ch && (e = strchr(simple, ch)) && (e - simple) % 2 == 0) {
 			*o++ = e[1];
 		} else {
