@@ -199,6 +199,7 @@ int gotab_extract(struct extract_ctx *x, const struct gotab *t)
 	frames_init(&s.fr, b, x->lines, x->files);
 	for (uint64_t i = 0; i < t->nfunc && !err; i++) {
 		size_t before = lidia_builder_count(b);
+		size_t inline_ranges = s.fr.inline_ranges, line_rows = s.fr.line_rows;
 		struct gofunc f;
 
 		if (!gotab_func(t, i, &f)) {
@@ -219,6 +220,9 @@ int gotab_extract(struct extract_ctx *x, const struct gotab *t)
 						      .func = print_name(&s.names, f.name) };
 
 			builder_truncate(b, before);
+			/* Its counts too: they feed the keep decision (what the output holds). */
+			s.fr.inline_ranges = inline_ranges;
+			s.fr.line_rows = line_rows;
 			x->st.bad_functions++;
 			err = lidia_builder_add(b, &r);
 		}

@@ -833,6 +833,29 @@ static uint32_t append_raw(struct image *im, const void *p, size_t n)
 	return (uint32_t)(off - im->pctab_base);
 }
 
+/*
+ * The counts extraction reports are those of the file written: they feed
+ * the keep decision, so a function taken back must take its counts back.
+ */
+static void check_counts(struct result *res, const char *name, const char *what)
+{
+	struct lidia_file_info info;
+	size_t inlined = 0, n = lidia_reader_count(res->r);
+
+	for (size_t i = 0; i < n; i++) {
+		struct lidia_range_info ri;
+
+		if (!lidia_reader_range(res->r, i, &ri) && ri.depth > 0)
+			inlined++;
+	}
+	CHECK(!lidia_reader_info(res->r, &info) && res->stats.inline_ranges == inlined &&
+		      res->stats.line_rows == info.lines.count,
+	      "%s: %s: the counts reported are the file's (%zu/%zu inline ranges, %zu/%llu "
+	      "line rows)",
+	      name, what, res->stats.inline_ranges, inlined, res->stats.line_rows,
+	      (unsigned long long)info.lines.count);
+}
+
 /* Extraction survived with every function but F1 intact, F1 bare (its name only). */
 static void check_f1_bare(struct result *res, const char *name, const char *what)
 {
@@ -840,6 +863,7 @@ static void check_f1_bare(struct result *res, const char *name, const char *what
 	      "%s: %s: extraction goes on (%d, %d)", name, what, res->parse_err, res->extract_err);
 	if (!res->r)
 		return; /* the rest would only repeat it */
+	check_counts(res, name, what);
 	CHECK(res->stats.bad_functions == 1 && res->stats.functions == NF,
 	      "%s: %s: one bad function, kept (%zu bad, %zu functions)", name, what,
 	      res->stats.bad_functions, res->stats.functions);
