@@ -119,3 +119,34 @@ for v in $FX_VARIANTS_C $FX_VARIANTS_CXX lib-gcc-O2 lib-stripped c-gcc-O2-stripp
 done
 note "oracle: $LLVM_SYMBOLIZER --obj=COPY --no-inlines --output-style=JSON $demangle_opt (addresses on stdin)"
 note "go: $GO; go builds ran with: $(fx_go_env)"
+
+# Names with other Itanium prefixes: one to four underscores before the Z
+# (Clang's blocks: ___Z..._block_invoke), which llvm-symbolizer demangles too.
+bw=$(scratch blocks)
+cat >"$bw/blocks.c" <<'SRC'
+int blk(int x) __asm__("___Z4funcv_block_invoke");
+int blk(int x) { return x * 3 + 1; }
+int blk2(int x) __asm__("___Z3barIiEvT__block_invoke_2");
+int blk2(int x) { return x * 5 + 2; }
+int dbl(int x) __asm__("__Z4funcv");
+int dbl(int x) { return x * 7 + 3; }
+int main(int c, char **v) { (void)v; return blk(c) + blk2(c) + dbl(c); }
+SRC
+if gcc -O1 -fno-inline -Wl,--build-id -o "$bw/blocks" "$bw/blocks.c" 2>"$bw/cc.err" &&
+	"$LIDIAGEN" -q "$bw/blocks" -o "$bw/out" --layout flat 2>"$bw/run.err"; then
+	f=$(find "$bw/out" -type f | head -n 1)
+	bad=
+	for sym in ___Z4funcv_block_invoke ___Z3barIiEvT__block_invoke_2 __Z4funcv; do
+		a=$(nm "$bw/blocks" | awk -v s="$sym" '$3 == s { print "0x" $1 }')
+		want=$("$LLVM_SYMBOLIZER" --obj="$bw/blocks" --no-inlines "$a" | head -n 1)
+		got=$("$LIDIAGEN" lookup "$f" "$a" | sed -E 's/^0x[0-9a-f]+: //; s/ at .*//')
+		[ "$got" = "$want" ] || bad="$bad${bad:+; }$sym: lidiagen '$got', llvm-symbolizer '$want'"
+	done
+	if [ -z "$bad" ]; then
+		ok "names: ___Z..._block_invoke and __Z names as llvm-symbolizer-16 prints them (3 of 3)"
+	else
+		not_ok "names: ___Z..._block_invoke and __Z names as llvm-symbolizer-16 prints them" "$bad"
+	fi
+else
+	not_ok "names: the blocks program builds and converts" "$(cat "$bw/cc.err" "$bw/run.err")"
+fi
