@@ -237,7 +237,6 @@ static int read_part(struct reading *r)
 					     NULL };
 	const char *key = get_str(r, "build_id"), *kind = get_str(r, "kind");
 	const char *at = get_str(r, "position");
-	const struct json_field *members = json_get(r->f, r->nf, "members", JSON_ARRAY);
 	const char *name = get_str(r, "name"), *gobid = get_str(r, "go_build_id");
 	struct lidia_elf_info info = { 0 };
 	struct state *s = &r->ix->st;
@@ -248,10 +247,10 @@ static int read_part(struct reading *r)
 		return -1;
 	if (strlen(key) >= LIDIA_KEY_MAX || !lidia_store_build_id_valid(key))
 		return fail(r, "'build_id' is not a valid build ID");
-	/* A member is found again by its position alone: one without is no member of ours. */
-	if (members && members->nitems && (!at || !state_position_valid(at)))
+	/* A member (it has a name) is found again by its position alone; a file has neither. */
+	if (name && (!at || !state_position_valid(at)))
 		return fail(r, "'position' of a member missing or not numbers joined with '.'");
-	if (members && !members->nitems && at)
+	if (!name && at)
 		return fail(r, "'position' given for an image that is no member");
 	if (!kind || (strcmp(kind, "binary") && strcmp(kind, "debug") && strcmp(kind, "dwz") &&
 		      strcmp(kind, "go")))
@@ -263,8 +262,7 @@ static int read_part(struct reading *r)
 	info.has_dwarf = get_bool(r, "dwarf");
 	info.has_go = get_bool(r, "go");
 	snprintf(info.go_build_id, sizeof(info.go_build_id), "%s", gobid ? gobid : "");
-	if (state_add_part(s, (size_t)r->input, path, at ? (name ? name : "") : NULL, at, key,
-			   &info, (uint64_t)size))
+	if (state_add_part(s, (size_t)r->input, path, name, at, key, &info, (uint64_t)size))
 		return fail(r, "out of memory");
 	s->parts[s->nparts - 1].dwz = !strcmp(kind, "dwz");
 	s->inputs[r->input].nparts++; /* an input's records follow its own */
