@@ -209,6 +209,21 @@ else
 	not_ok "collide: an index of version 1 is refused: index again" "exit $RC" "$(first_lines 4 "$d/v1.err")"
 fi
 
+# A state file edited the same way (its inputs unchanged, so trusted unread): the same check.
+d=$w/tardup-hi-first
+run "$d/st1" "$L" "$d/in.ar" -o "$d/st1" -j 1 --no-debug-search --state "$d/state"
+sed -E "/^P\t/{s/\t$HI\t/\tT\t/;s/\t$LO\t/\t$HI\t/;s/\tT\t/\t$LO\t/}" "$d/state" >"$d/state.x" &&
+	mv "$d/state.x" "$d/state"
+run "$d/st2" "$L" "$d/in.ar" -o "$d/st2" -j 1 --no-debug-search --state "$d/state"
+lines=$(grep -c -E "in\.ar!bin/app: build ID [0-9a-f]{40} where [0-9a-f]{40} was expected" "$d/st2.err")
+if [ "$RC" -eq 1 ] && [ "$(nkeys "$d/st2")" -eq 0 ] && [ "$lines" -eq 2 ]; then
+	ok "collide: a state file with the two build IDs swapped: exit 1, a line per member, nothing written"
+else
+	not_ok "collide: a state file with the two build IDs swapped: exit 1, a line per member, nothing written" \
+		"exit $RC, $lines lines, outputs: $(ls "$d/st2/symbolizer/anonymous" 2>/dev/null | tr '\n' ' ')" \
+		"$(first_lines 6 "$d/st2.err")"
+fi
+
 # ---- Degenerate build IDs -------------------------------------------------------
 
 for deg in 0 ff; do
