@@ -144,6 +144,21 @@ LIDIA_API struct lidia_log_cb lidia_set_log(lidia_log_fn fn, void *ctx);
 #define LIDIA_ARCHIVE_MAX_TOTAL (64ull << 30)
 #define LIDIA_ARCHIVE_MAX_DEPTH 4
 
+/*
+ * A member of an archive, where it is. at[0..depth) are its entry ordinals,
+ * outermost archive first: at each level, the 0-based count of the headers
+ * read before its own, whatever their type (a compressed file of one
+ * member: 0). The same file walked again gives each member the same chain,
+ * whatever the names say. path and name are as elf's (for messages: control
+ * characters shown as '?', cut at 1023 bytes). Valid during the call.
+ */
+struct lidia_archive_member {
+	const char *path;
+	const char *name;
+	const uint32_t *at;
+	unsigned depth;
+};
+
 struct lidia_archive_opts {
 	size_t sz;
 	/*
@@ -181,7 +196,16 @@ struct lidia_archive_opts {
 	 * on where it can. NULL: only counted.
 	 */
 	void (*problem)(void *ctx, const char *path, const char *msg);
-	void *ctx; /* passed to the three callbacks */
+	void *ctx; /* passed to the callbacks */
+	/*
+	 * The same as elf and want, with the member's position: used instead
+	 * of them when set. Two members may have the same name (a tar appended
+	 * to, a zip, names cut or cleaned for messages): only the position
+	 * tells them apart, and finds a member again in a later walk.
+	 */
+	int (*elf_member)(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
+			  size_t size);
+	bool (*want_member)(void *ctx, const struct lidia_archive_member *m);
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })
@@ -450,6 +474,14 @@ LIDIA_API bool lidia_store_template_valid(const char *key_template);
 
 /* True for a build ID that can become a key: lowercase hex, even length, 16 to 256 digits. */
 LIDIA_API bool lidia_store_build_id_valid(const char *hex);
+
+/*
+ * True for a build ID of all zeros or all 0xff bytes (hex, any length): what
+ * a linker told --build-id=0x00.. writes, or a placeholder never filled in.
+ * Two different programs share it, so it is no key: a caller should treat
+ * it as no build ID at all (lidiagen warns and skips, or uses its fallback).
+ */
+LIDIA_API bool lidia_build_id_degenerate(const char *hex);
 
 /* True for a tenant that can become a path element: [A-Za-z0-9_.-]{1,128}, no leading '.'. */
 LIDIA_API bool lidia_store_tenant_valid(const char *tenant);

@@ -121,7 +121,7 @@ else
 	not_ok "shard index: the plain run converts the tree" "exit $RC, $nref files" "$(first_lines 10 "$w/ref.err")"
 fi
 brun "$w/all" index -r dist -o "$w/all.idx" -j 2
-if [ "$RC" = 0 ] && head -n 1 "$w/all.idx" | grep -qx '{"lidia_index":1,"fallback_key":"none"}' &&
+if [ "$RC" = 0 ] && head -n 1 "$w/all.idx" | grep -qx '{"lidia_index":2,"fallback_key":"none"}' &&
 	grep -q '"kind":"debug"' "$w/all.idx" && grep -q '"members":\["data.tar.xz","./usr/bin/app4"\]' "$w/all.idx" &&
 	grep -q '"input":"dist/raw/app10.xz","members":\[\],"name":"app10.xz"' "$w/all.idx" &&
 	grep -q '"members":\["usr/bin/app11.gz"\],"name":"usr/bin/app11.gz"' "$w/all.idx" &&
@@ -290,11 +290,11 @@ cd "$w/fx" || exit 0
 
 h=$w/hostile
 mkdir -p "$h"
-hdr='{"lidia_index":1,"fallback_key":"none"}'
+hdr='{"lidia_index":2,"fallback_key":"none"}'
 in1='{"input":"dist/bin/app1","size":18736,"mtime_ns":1,"type":"elf"}'
 bid=0123456789abcdef0123456789abcdef01234567
 printf '%s\n' "$(head -n 1 "$w/all.idx")" "$(sed -n 3p "$w/all.idx" | head -c 60)" >"$h/truncated"
-sed '1s/"lidia_index":1/"lidia_index":2/' "$w/all.idx" >"$h/version"
+sed '1s/"lidia_index":2/"lidia_index":3/' "$w/all.idx" >"$h/version"
 printf '%s\n' "$hdr" '{"input":"dist/../../etc/passwd","size":1,"mtime_ns":1,"type":"elf"}' >"$h/dotdot"
 printf '%s\n' "$hdr" '{"input":"..","size":1,"mtime_ns":1,"type":"elf"}' >"$h/dotdot2"
 printf '%s\n' "$hdr" '{"input":"a","size":123456789012345678901234567890,"mtime_ns":1,"type":"elf"}' >"$h/huge"
@@ -310,8 +310,8 @@ printf '%s\n' "$hdr" '{"input":"a\u0000b","size":1,"mtime_ns":1,"type":"elf"}' >
 { echo "$hdr"; printf '{"input":"'; head -c 2100000 /dev/zero | tr '\0' a; printf '"}\n'; } >"$h/long"
 : >"$h/empty"
 echo 'hello' >"$h/notjson"
-printf '%s\n' '{"lidia_index":1,"fallback_key":"none","slice":"1/2"}' >"$h/slice"
-printf '%s\n' '{"lidia_index":1,"fallback_key":"go"}' >"$h/fallback"
+printf '%s\n' '{"lidia_index":2,"fallback_key":"none","slice":"1/2"}' >"$h/slice"
+printf '%s\n' '{"lidia_index":2,"fallback_key":"go"}' >"$h/fallback"
 printf '%s\n' "$hdr" '{"input":"a","members":["x"],"size":1,"build_id":"'$bid'","kind":"binary","symtab":true,"dwarf":false,"go":false,"gives":[' >"$h/openarray"
 printf '%s\n' "$hdr" '{"input":"a","size":1,"mtime_ns":1,"type":"elf","sha256":"xyz"}' >"$h/badsha"
 printf '%s\n' "$hdr" '{"input":"a\ud800","size":1,"mtime_ns":1,"type":"elf"}' >"$h/surrogate"
@@ -326,7 +326,7 @@ for f in truncated version dotdot dotdot2 huge huge2 negative float unknown orph
 	fi
 done
 if [ -z "$bad" ]; then
-	ok "shard index: hostile indexes (truncated, version 2, '..', huge and negative numbers, unknown fields, out of place, NUL, 2 MiB line, empty, slice, fallback) are one line and exit 1, nothing written"
+	ok "shard index: hostile indexes (truncated, version 3, '..', huge and negative numbers, unknown fields, out of place, NUL, 2 MiB line, empty, slice, fallback) are one line and exit 1, nothing written"
 else
 	not_ok "shard index: hostile indexes are one line and exit 1, nothing written" "$bad"
 fi
@@ -334,7 +334,7 @@ note "e.g. $(cat "$h/truncated.err") / $(cat "$h/version.err") / $(cat "$h/dotdo
 
 # Merges that must be refused: nothing written.
 m=$w/n2
-sed '1s/"lidia_index":1/"lidia_index":2/' "$m/slice-2.idx" >"$h/v2-slice"
+sed '1s/"lidia_index":2/"lidia_index":3/' "$m/slice-2.idx" >"$h/v2-slice"
 bad=
 mcase() { # NAME SLICE...
 	local name=$1

@@ -166,22 +166,22 @@ void check_inputs_unchanged(struct batch *b);
  */
 int assign_by_input(struct batch *b);
 
-/* The member names an archive walk must look at to reach the parts given (name_set_*). */
-struct name_set {
-	char **names; /* sorted */
+/* The member positions an archive walk must look at to reach the parts given (position_set_*). */
+struct position_set {
+	char **at; /* sorted */
 	size_t n;
 };
 
 /*
- * The names on the way to each of parts[0..n) (indexes into the state's
- * parts, all of input): every run of their member chains, so that the walk
- * opens the nested archives that hold them and passes over all else.
- * 0 or -ENOMEM.
+ * The positions on the way to each of parts[0..n) (indexes into the
+ * state's parts, all of input): every prefix of their positions ("3",
+ * "3.0", "3.0.17"), so that the walk opens the nested archives that hold
+ * them and passes over all else. 0 or -ENOMEM.
  */
-int name_set_build(struct name_set *ns, const struct state *s, size_t input, const size_t *parts,
-		   size_t n);
-bool name_set_has(const struct name_set *ns, const char *name);
-void name_set_release(struct name_set *ns);
+int position_set_build(struct position_set *ps, const struct state *s, const size_t *parts,
+		       size_t n);
+bool position_set_has(const struct position_set *ps, const char *at);
+void position_set_release(struct position_set *ps);
 
 /* Count an input opened, and bytes of it read (under the lock). */
 void input_opened(struct batch *b, size_t input, uint64_t bytes);

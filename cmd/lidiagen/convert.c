@@ -19,6 +19,7 @@
 
 #include "batch_internal.h"
 #include "guard.h"
+#include "part_key.h"
 #include "sha256.h"
 
 static int open_part(struct batch *b, struct group *g, ssize_t idx, int slot,
@@ -44,7 +45,30 @@ struct group_read {
 	struct lidia_builder *bld;
 	unsigned threads;
 	int err;
+	ssize_t wrong;	      /* -ESTALE: the part whose image has another key */
+	struct image_key got; /* and what that image has */
 };
+
+/*
+ * The image opened must be the one its part was scheduled for: its key
+ * made again, as identify made it. A file or archive changed since, an
+ * index or state that names another key (edited, stale, from another tree)
+ * would otherwise write one binary's symbols under another's key for good.
+ * -ESTALE when it differs (gr->wrong, gr->got say how).
+ */
+static int check_key(struct group_read *gr, struct lidia_elf *e, ssize_t idx, int slot)
+{
+	const struct state_part *p = &gr->b->state.parts[idx];
+	struct lidia_elf_info info;
+
+	lidia_elf_info(e, &info);
+	image_key(gr->b->o->fallback, e, &info, p->at ? gr->g->data[slot] : NULL,
+		  p->at ? gr->g->size[slot] : 0, p->at ? NULL : p->path, &gr->got);
+	if (gr->got.has_key && !strcmp(gr->got.key, gr->g->key))
+		return 0;
+	gr->wrong = idx;
+	return -ESTALE;
+}
 
 /*
  * The threads a group's extraction may use: the workers free when it
@@ -81,13 +105,34 @@ static void extract_group(void *arg)
 	opts.thread_guard = guard_run;
 
 	/* The binary first, then the image with the most information. */
-	if ((g->bin < 0 || !(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++]))) &&
+	if ((g->bin < 0 || (!(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++])) &&
+			    !(gr->err = check_key(gr, elfs[0], g->bin, 1)))) &&
 	    !(gr->err = open_part(gr->b, g, g->main, 0, &elfs[n++])) &&
+	    !(gr->err = check_key(gr, elfs[n - 1], g->main, 0)) &&
 	    !(gr->err = lidia_builder_new(&gr->bld)))
 		gr->err = lidia_extract(gr->bld, elfs, n, &opts, &g->st);
 	/* The images are done with: their pages go before the tables are written. */
 	lidia_elf_close(elfs[0]);
 	lidia_elf_close(elfs[1]);
+}
+
+/* The one line of a group whose image has another key than it was scheduled for. */
+static void wrong_key(struct batch *b, struct group *g, const struct group_read *gr)
+{
+	const char *path = b->state.parts[gr->wrong].path;
+	const struct image_key *k = &gr->got;
+
+	if (k->has_key)
+		group_message(g, true,
+			      "%s: build ID %s where %s was expected (the input or the index "
+			      "changed?), nothing written",
+			      path, k->key, g->key);
+	else
+		group_message(g, true,
+			      "%s: %s%s where %s was expected (the input or the index changed?), "
+			      "nothing written",
+			      path, k->build_id[0] ? "degenerate build ID " : "no build ID",
+			      k->build_id, g->key);
 }
 
 /*
@@ -97,7 +142,7 @@ static void extract_group(void *arg)
 static int read_group(struct batch *b, struct group *g, struct lidia_builder **out)
 {
 	const char *input = b->state.parts[g->main].path;
-	struct group_read gr = { .b = b, .g = g };
+	struct group_read gr = { .b = b, .g = g, .wrong = -1 };
 	int err, fault;
 
 	gr.threads = extraction_starts(b);
@@ -109,6 +154,10 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 			      "%s: changed while being read (truncated by another process?)",
 			      input);
 		return -EFAULT;
+	}
+	if (gr.err == -ESTALE && gr.wrong >= 0) {
+		wrong_key(b, g, &gr);
+		return gr.err;
 	}
 	if (gr.err) {
 		lidia_builder_free(gr.bld);

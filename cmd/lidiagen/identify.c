@@ -19,33 +19,9 @@
 #include "dwz_file.h"
 #include "guard.h"
 #include "index.h"
+#include "part_key.h"
 #include "sha256.h"
 #include "usage.h"
-
-/* A part's key: its GNU build ID, or what --fallback-key makes of it. */
-static bool part_key(struct batch *b, struct lidia_elf *e, const struct lidia_elf_info *info,
-		     const void *data, size_t size, char *key, size_t key_size)
-{
-	if (!lidia_elf_build_id(e, key, key_size))
-		return true;
-	if (b->o->fallback == FALLBACK_GO && info->go_build_id[0]) {
-		size_t n = strlen(info->go_build_id);
-
-		if (2 * n + 1 > key_size)
-			n = (key_size - 1) / 2;
-		for (size_t i = 0; i < n; i++)
-			snprintf(key + 2 * i, 3, "%02x", (unsigned char)info->go_build_id[i]);
-		return true;
-	}
-	if (b->o->fallback == FALLBACK_SHA256 && data) {
-		char sha[65];
-
-		sha256_hex(data, size, sha);
-		snprintf(key, key_size, "%.40s", sha);
-		return true;
-	}
-	return false;
-}
 
 /* What identifying one ELF image gives (read_part). */
 struct part_read {
@@ -55,27 +31,8 @@ struct part_read {
 	size_t size;
 	int err;
 	struct lidia_elf_info info;
-	char key[LIDIA_KEY_MAX];
-	bool has_key;
+	struct image_key k;
 };
-
-/* The file's bytes, for --fallback-key sha256 (the image maps them already). */
-static bool file_sha_key(struct part_read *pr, struct lidia_elf *e)
-{
-	int fd = open(pr->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	void *buf = NULL;
-	bool has_key = false;
-
-	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
-	    read(fd, buf, (size_t)st.st_size) == st.st_size)
-		has_key = part_key(pr->b, e, &pr->info, buf, (size_t)st.st_size, pr->key,
-				   sizeof(pr->key));
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return has_key;
-}
 
 /* Open the image, and read its key and what it holds (under guard_run). */
 static void read_part(void *arg)
@@ -88,12 +45,7 @@ static void read_part(void *arg)
 	if (pr->err)
 		return;
 	lidia_elf_info(e, &pr->info);
-	if (!pr->data && pr->b->o->fallback == FALLBACK_SHA256 &&
-	    lidia_elf_build_id(e, pr->key, sizeof(pr->key)))
-		pr->has_key = file_sha_key(pr, e);
-	else
-		pr->has_key =
-			part_key(pr->b, e, &pr->info, pr->data, pr->size, pr->key, sizeof(pr->key));
+	image_key(pr->b->o->fallback, e, &pr->info, pr->data, pr->size, pr->path, &pr->k);
 	lidia_elf_close(e);
 }
 
@@ -113,6 +65,11 @@ static void say_skipped(struct batch *b, const struct state_skip *k)
 				      "-ldflags=-B=gobuildid or use --fallback-key go");
 		else
 			batch_warning(b, k->path, "no GNU build ID, skipped: " FIX_NO_KEY);
+		break;
+	case SKIP_DEGENERATE_KEY:
+		batch_warning(b, k->path,
+			      "build ID %.16s... is degenerate (all %s), skipped: " FIX_NO_KEY,
+			      k->key, k->key[0] == '0' ? "zeros" : "0xff");
 		break;
 	case SKIP_SHORT_KEY:
 		batch_warning(b, k->path,
@@ -154,9 +111,12 @@ static enum skip_reason type_reason(const char *path, const unsigned char *data,
 	return type == 1 /* ET_REL */ ? SKIP_NOT_LINKED : SKIP_NOT_PROGRAM;
 }
 
-/* Record one ELF image found at path (a file, or a member of the input file). */
+/*
+ * Record one ELF image found at path (a file, or a member of the input file
+ * at position at: state_position()'s, NULL for a file).
+ */
 static void add_part(struct batch *b, size_t input, const char *path, const char *member,
-		     void *data, size_t size)
+		     const char *at, void *data, size_t size)
 {
 	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
 	enum skip_reason why = 0;
@@ -172,9 +132,9 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	} else if (pr.err) {
 		input_problem(b, path, lidia_strerror(pr.err));
 		return;
-	} else if (!pr.has_key) {
-		why = SKIP_NO_KEY;
-	} else if (!lidia_store_build_id_valid(pr.key)) {
+	} else if (!pr.k.has_key) {
+		why = pr.k.degenerate ? SKIP_DEGENERATE_KEY : SKIP_NO_KEY;
+	} else if (!lidia_store_build_id_valid(pr.k.key)) {
 		why = SKIP_SHORT_KEY;
 	}
 	/* The index says what a dwz file is, read or passed over (dwz writes it as ET_REL). */
@@ -188,13 +148,16 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 					.reason = why,
 					.go = pr.info.go_build_id[0] != '\0' };
 
-		snprintf(k.key, sizeof(k.key), "%s", why == SKIP_SHORT_KEY ? pr.key : "");
+		snprintf(k.key, sizeof(k.key), "%s",
+			 why == SKIP_SHORT_KEY	      ? pr.k.key
+			 : why == SKIP_DEGENERATE_KEY ? pr.k.build_id
+						      : "");
 		if (!state_add_skip(&b->state, input, path, why, k.key, k.go))
 			b->state.skips[b->state.nskips - 1].dwz = dwz;
 		say_skipped(b, &k);
-	} else if (!state_add_part(&b->state, input, path, member, pr.key, &pr.info, size)) {
+	} else if (!state_add_part(&b->state, input, path, member, at, pr.k.key, &pr.info, size)) {
 		b->state.parts[b->state.nparts - 1].dwz = dwz;
-		progress_key(b, pr.key);
+		progress_key(b, pr.k.key);
 	}
 	progress_input(b, path);
 	pthread_mutex_unlock(&b->lock);
@@ -205,12 +168,16 @@ struct member_ctx {
 	size_t input;
 };
 
-static int identify_member(void *ctx, const char *path, const char *member, unsigned char *data,
+static int identify_member(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
 			   size_t size)
 {
-	struct member_ctx *m = ctx;
+	struct member_ctx *c = ctx;
+	char at[STATE_POSITION_MAX];
 
-	add_part(m->b, m->input, path, member, data, size);
+	if (state_position(at, sizeof(at), m->at, m->depth))
+		input_problem(c->b, m->path, "archives nested too deep to say where it is");
+	else
+		add_part(c->b, c->input, m->path, m->name, at, data, size);
 	free(data);
 	return 0;
 }
@@ -221,11 +188,11 @@ static void member_problem(void *ctx, const char *path, const char *msg)
 	input_problem(((struct member_ctx *)ctx)->b, path, msg);
 }
 
-static bool want_member(void *ctx, const char *member)
+static bool want_member(void *ctx, const struct lidia_archive_member *m)
 {
-	struct member_ctx *m = ctx;
+	struct member_ctx *c = ctx;
 
-	return walk_wanted(&m->b->walk, member);
+	return walk_wanted(&c->b->walk, m->name);
 }
 
 /*
@@ -251,7 +218,7 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 			      "\x7f"
 			      "ELF",
 			      4)) {
-		add_part(b, t->input, t->path, NULL, NULL, (size_t)t->size);
+		add_part(b, t->input, t->path, NULL, NULL, NULL, (size_t)t->size);
 		return INPUT_ELF;
 	}
 	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
@@ -260,8 +227,8 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 		unsigned problems = 0;
 		int err;
 
-		ao.elf = identify_member;
-		ao.want = want_member;
+		ao.elf_member = identify_member;
+		ao.want_member = want_member;
 		ao.problem = member_problem;
 		ao.ctx = &m;
 		err = lidia_archive_walk_fd(fd, t->path, &ao, &problems);

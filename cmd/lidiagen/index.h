@@ -17,7 +17,8 @@
 #include "batch.h"
 #include "state.h"
 
-#define INDEX_VERSION 1
+/* 2: an image record has its "position"; version 1 is refused (index again). */
+#define INDEX_VERSION 2
 
 struct index_header {
 	enum fallback_key fallback; /* keys must be made alike by index and convert */

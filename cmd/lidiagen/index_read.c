@@ -156,7 +156,7 @@ static int header(struct reading *r)
 	if (!v)
 		return fail(r, "not a lidiagen index (no \"lidia_index\" header)");
 	if (v->num != INDEX_VERSION)
-		return fail(r, "index version %lld, this lidiagen reads version %d",
+		return fail(r, "index version %lld, this lidiagen reads version %d: index again",
 			    (long long)v->num, INDEX_VERSION);
 	if (only(r, names))
 		return -1;
@@ -231,10 +231,12 @@ static int image_path(struct reading *r, char *out, size_t size)
 
 static int read_part(struct reading *r)
 {
-	static const char *const names[] = { "input",	 "members", "name",	   "size",
-					     "build_id", "kind",    "symtab",	   "dwarf",
-					     "go",	 "gives",   "go_build_id", NULL };
+	static const char *const names[] = { "input", "members",  "name",  "position",
+					     "size",  "build_id", "kind",  "symtab",
+					     "dwarf", "go",	  "gives", "go_build_id",
+					     NULL };
 	const char *key = get_str(r, "build_id"), *kind = get_str(r, "kind");
+	const char *at = get_str(r, "position");
 	const char *name = get_str(r, "name"), *gobid = get_str(r, "go_build_id");
 	struct lidia_elf_info info = { 0 };
 	struct state *s = &r->ix->st;
@@ -245,6 +247,11 @@ static int read_part(struct reading *r)
 		return -1;
 	if (strlen(key) >= LIDIA_KEY_MAX || !lidia_store_build_id_valid(key))
 		return fail(r, "'build_id' is not a valid build ID");
+	/* A member (it has a name) is found again by its position alone; a file has neither. */
+	if (name && (!at || !state_position_valid(at)))
+		return fail(r, "'position' of a member missing or not numbers joined with '.'");
+	if (!name && at)
+		return fail(r, "'position' given for an image that is no member");
 	if (!kind || (strcmp(kind, "binary") && strcmp(kind, "debug") && strcmp(kind, "dwz") &&
 		      strcmp(kind, "go")))
 		return fail(r, "'kind' missing or not binary, debug, dwz or go");
@@ -255,7 +262,7 @@ static int read_part(struct reading *r)
 	info.has_dwarf = get_bool(r, "dwarf");
 	info.has_go = get_bool(r, "go");
 	snprintf(info.go_build_id, sizeof(info.go_build_id), "%s", gobid ? gobid : "");
-	if (state_add_part(s, (size_t)r->input, path, name, key, &info, (uint64_t)size))
+	if (state_add_part(s, (size_t)r->input, path, name, at, key, &info, (uint64_t)size))
 		return fail(r, "out of memory");
 	s->parts[s->nparts - 1].dwz = !strcmp(kind, "dwz");
 	s->inputs[r->input].nparts++; /* an input's records follow its own */
@@ -269,7 +276,8 @@ static int read_skip(struct reading *r)
 	static const char *const reasons[] = { [SKIP_NO_KEY] = "no build ID",
 					       [SKIP_SHORT_KEY] = "too short",
 					       [SKIP_NOT_LINKED] = "not linked",
-					       [SKIP_NOT_PROGRAM] = "not a program" };
+					       [SKIP_NOT_PROGRAM] = "not a program",
+					       [SKIP_DEGENERATE_KEY] = "degenerate build ID" };
 	const char *why = get_str(r, "skipped"), *key = get_str(r, "build_id");
 	const char *kind = get_str(r, "kind");
 	struct state *s = &r->ix->st;

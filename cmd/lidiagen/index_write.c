@@ -29,6 +29,7 @@ static const char *const skip_names[] = {
 	[SKIP_SHORT_KEY] = "too short",
 	[SKIP_NOT_LINKED] = "not linked",
 	[SKIP_NOT_PROGRAM] = "not a program",
+	[SKIP_DEGENERATE_KEY] = "degenerate build ID",
 };
 
 static void flag(FILE *f, const char *name, bool on)
@@ -74,6 +75,8 @@ static void write_part(FILE *f, const char *input, const struct state_part *p)
 	input_and_members(f, input, p->path);
 	if (p->member)
 		json_field(f, "name", p->member);
+	if (p->at)
+		json_field(f, "position", p->at);
 	fprintf(f, ",\"size\":%llu", (unsigned long long)p->size);
 	json_field(f, "build_id", p->key);
 	json_field(f, "kind", part_kind(p));
@@ -94,7 +97,7 @@ static void write_skip(FILE *f, const char *input, const struct state_skip *k)
 {
 	input_and_members(f, input, k->path);
 	json_field(f, "skipped", skip_names[k->reason]);
-	if (k->reason == SKIP_SHORT_KEY)
+	if (k->reason == SKIP_SHORT_KEY || k->reason == SKIP_DEGENERATE_KEY)
 		json_field(f, "build_id", k->key);
 	if (k->go)
 		flag(f, "go", true);

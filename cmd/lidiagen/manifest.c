@@ -82,6 +82,7 @@ static const char *const skip_names[] = {
 	[SKIP_SHORT_KEY] = "too short",
 	[SKIP_NOT_LINKED] = "not linked",
 	[SKIP_NOT_PROGRAM] = "not a program",
+	[SKIP_DEGENERATE_KEY] = "degenerate build ID",
 };
 
 static void print_skip(FILE *f, const struct state_skip *k)
@@ -90,7 +91,7 @@ static void print_skip(FILE *f, const struct state_skip *k)
 	json_str(f, k->path);
 	json_field(f, "status", "skipped");
 	json_field(f, "reason", skip_names[k->reason]);
-	if (k->reason == SKIP_SHORT_KEY)
+	if (k->reason == SKIP_SHORT_KEY || k->reason == SKIP_DEGENERATE_KEY)
 		json_field(f, "build_id", k->key);
 	if (k->reason == SKIP_NO_KEY && k->go)
 		fputs(",\"go\":true", f);

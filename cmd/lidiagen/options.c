@@ -329,8 +329,9 @@ const struct opt_def convert_opts[] = {
 		 "prediction, reading images only where it cannot\n"
 		 "decide), change nothing"),
 	ROW_VALUE_FN(0, "fallback-key", "SCHEME", set_fallback_key, OUTPUT,
-		     "key for ELF files without a GNU build ID: none\n"
-		     "(default: skip them), go (hex of the Go build ID),\n"
+		     "key for ELF files without a GNU build ID (or with\n"
+		     "one of all zeros or 0xff): none (default: skip\n"
+		     "them), go (hex of the Go build ID),\n"
 		     "sha256 (the first 40 hex digits of the file's SHA-256)"),
 
 	ROW_STRING(0, "region", "NAME", s3.region, S3,

@@ -364,6 +364,7 @@ void print_summary(struct batch *b)
 	reason(stderr, &first, b->skipped[SKIP_SHORT_KEY], "build ID too short");
 	reason(stderr, &first, b->skipped[SKIP_NOT_LINKED], "not linked");
 	reason(stderr, &first, b->skipped[SKIP_NOT_PROGRAM], "not a program");
+	reason(stderr, &first, b->skipped[SKIP_DEGENERATE_KEY], "degenerate build ID");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
 	reason(stderr, &first, b->skipped_shard, "other shards");
 	fprintf(stderr, "%s; %zu warning%s%s; %zu failed", first ? "" : ")", b->warnings,

@@ -50,18 +50,27 @@ static void dispatch(struct batch *b, struct group *g)
 struct capture_ctx {
 	struct batch *b;
 	size_t input;
-	const struct name_set *names; /* --index: the only members to look at; NULL: all */
-	size_t remaining;	      /* --index: members still wanted; at 0 the walk stops */
-	bool stopped;		      /* it stopped there, before the archive's end */
+	const struct position_set *wanted; /* --index: the only members to look at; NULL: all */
+	size_t remaining;		   /* --index: members still wanted; at 0 the walk stops */
+	bool stopped;			   /* it stopped there, before the archive's end */
 };
 
-static int capture_member(void *ctx, const char *path, const char *member, unsigned char *data,
+/*
+ * A member goes to the part at its position in this input: never by its
+ * name, which another member may share (a tar appended to, names cut or
+ * cleaned). Two members of one name are two parts, each with its key.
+ */
+static int capture_member(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
 			  size_t size)
 {
 	struct capture_ctx *c = ctx;
 	struct batch *b = c->b;
+	char at[STATE_POSITION_MAX];
 
-	(void)member;
+	if (state_position(at, sizeof(at), m->at, m->depth)) {
+		free(data);
+		return 0;
+	}
 	pthread_mutex_lock(&b->lock);
 	for (size_t i = 0; i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
@@ -72,13 +81,13 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 		for (int s = 0; s < 2; s++) {
 			const struct state_part *p = idx[s] >= 0 ? &b->state.parts[idx[s]] : NULL;
 
-			if (p && p->member && p->input == c->input && !g->data[s] &&
-			    !strcmp(p->path, path)) {
+			if (p && p->at && p->input == c->input && !g->data[s] &&
+			    !strcmp(p->at, at)) {
 				g->data[s] = data;
 				g->size[s] = size;
 				pthread_mutex_unlock(&b->lock);
 				/* Every member wanted is here: the rest need not be inflated. */
-				c->stopped = c->names && --c->remaining == 0;
+				c->stopped = c->wanted && --c->remaining == 0;
 				return c->stopped;
 			}
 		}
@@ -88,11 +97,16 @@ static int capture_member(void *ctx, const char *path, const char *member, unsig
 	return 0;
 }
 
-static bool capture_want(void *ctx, const char *member)
+/* --index: a member on the way to a wanted one (its position a prefix of one), or one. */
+static bool capture_want(void *ctx, const struct lidia_archive_member *m)
 {
 	const struct capture_ctx *c = ctx;
+	char at[STATE_POSITION_MAX];
 
-	return walk_wanted(&c->b->walk, member) && (!c->names || name_set_has(c->names, member));
+	if (!walk_wanted(&c->b->walk, m->name))
+		return false;
+	return !c->wanted || (!state_position(at, sizeof(at), m->at, m->depth) &&
+			      position_set_has(c->wanted, at));
 }
 
 static bool group_uses_input(const struct batch *b, const struct group *g, size_t input)
@@ -142,10 +156,10 @@ struct archive_task {
 };
 
 /*
- * --index: the names of the members this archive's waiting groups read, so
- * that the walk looks at no other (all of them when out of memory).
+ * --index: the positions of the members this archive's waiting groups read,
+ * so that the walk looks at no other (all of them when out of memory).
  */
-static bool wanted_names(struct batch *b, size_t input, struct name_set *ns, size_t *nparts)
+static bool wanted_positions(struct batch *b, size_t input, struct position_set *ps, size_t *nparts)
 {
 	size_t *parts = malloc(2 * b->ngroups * sizeof(*parts) + 1), n = 0;
 	bool ok;
@@ -156,16 +170,16 @@ static bool wanted_names(struct batch *b, size_t input, struct name_set *ns, siz
 		ssize_t idx[2] = { g->main, g->bin };
 
 		for (int k = 0; k < 2 && !g->dispatched && !g->done; k++)
-			if (idx[k] >= 0 && b->state.parts[idx[k]].member &&
+			if (idx[k] >= 0 && b->state.parts[idx[k]].at &&
 			    b->state.parts[idx[k]].input == input)
 				parts[n++] = (size_t)idx[k];
 	}
-	ok = parts && !name_set_build(ns, &b->state, input, parts, n);
+	ok = parts && !position_set_build(ps, &b->state, parts, n);
 	pthread_mutex_unlock(&b->lock);
 	*nparts = n;
 	free(parts);
 	if (!ok)
-		name_set_release(ns);
+		position_set_release(ps);
 	return ok;
 }
 
@@ -174,7 +188,7 @@ static void stream_archive(void *arg)
 	struct archive_task *t = arg;
 	struct batch *b = t->b;
 	struct state *s = &b->state;
-	struct name_set names = { 0 };
+	struct position_set wanted = { 0 };
 	struct capture_ctx c = { b, t->input, NULL, 0, false };
 	uint64_t bytes;
 	off_t at;
@@ -183,11 +197,11 @@ static void stream_archive(void *arg)
 	size_t nready = 0;
 	int fd;
 
-	if (b->o->index && wanted_names(b, t->input, &names, &c.remaining))
-		c.names = &names;
+	if (b->o->index && wanted_positions(b, t->input, &wanted, &c.remaining))
+		c.wanted = &wanted;
 	/* No problem callback: problems were said when the archive was first read. */
-	ao.elf = capture_member;
-	ao.want = capture_want;
+	ao.elf_member = capture_member;
+	ao.want_member = capture_want;
 	ao.ctx = &c;
 	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
 	bytes = s->inputs[t->input].size; /* streamed to its end */
@@ -198,7 +212,7 @@ static void stream_archive(void *arg)
 			bytes = (uint64_t)at; /* stopped there */
 		close(fd);
 	}
-	name_set_release(&names);
+	position_set_release(&wanted);
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);
 	pthread_mutex_lock(&b->lock);
 	if (fd >= 0)

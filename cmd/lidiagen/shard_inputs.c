@@ -3,8 +3,8 @@
  * --index (batch_internal.h): what a shard opens. Its groups name the
  * parts they read, and so the inputs: those are checked to be the files the
  * index describes before any is opened, and inside an archive only the
- * members on the way to those parts are looked at (the others are streamed
- * past, neither identified nor copied). Also the count of what each input
+ * members on the way to those parts, by their positions, are looked at (the
+ * others are streamed past, neither identified nor copied). Also the count of what each input
  * cost to read, which the manifest's "read" lines give.
  */
 #include <errno.h>
@@ -88,71 +88,66 @@ void check_inputs_unchanged(struct batch *b)
 	free(used);
 }
 
-/* One name more (len bytes of name). */
-static int push_name(struct name_set *ns, size_t *cap, const char *name, size_t len)
+/* One position more (len bytes of at). */
+static int push_position(struct position_set *ps, size_t *cap, const char *at, size_t len)
 {
-	if (ns->n == *cap) {
+	if (ps->n == *cap) {
 		size_t c = *cap ? 2 * *cap : 16;
-		void *p = realloc(ns->names, c * sizeof(*ns->names));
+		void *p = realloc(ps->at, c * sizeof(*ps->at));
 
 		if (!p)
 			return -ENOMEM;
-		ns->names = p;
+		ps->at = p;
 		*cap = c;
 	}
-	if (!(ns->names[ns->n] = strndup(name, len)))
+	if (!(ps->at[ps->n] = strndup(at, len)))
 		return -ENOMEM;
-	ns->n++;
+	ps->n++;
 	return 0;
 }
 
-/*
- * Every run of the chain's '!'-separated names ("a", "a!b", "b" of "a!b"):
- * a member's own name may hold a '!', and the walk asks by the name alone.
- */
-static int add_runs(struct name_set *ns, size_t *cap, const char *chain)
+int position_set_build(struct position_set *ps, const struct state *s, const size_t *parts,
+		       size_t n)
 {
-	for (const char *start = chain; start;
-	     start = strchr(start, '!') ? strchr(start, '!') + 1 : NULL) {
-		for (const char *end = start;; end++) {
-			end = strchr(end, '!');
-			if (push_name(ns, cap, start, end ? (size_t)(end - start) : strlen(start)))
+	size_t cap = 0, k = 0;
+
+	*ps = (struct position_set){ 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *at = s->parts[parts[i]].at;
+
+		/* Every prefix that ends before a '.', and the whole. */
+		for (const char *end = at;; end++) {
+			if ((*end == '.' || !*end) &&
+			    push_position(ps, &cap, at, (size_t)(end - at)))
 				return -ENOMEM;
-			if (!end)
+			if (!*end)
 				break;
 		}
 	}
-	return 0;
-}
-
-int name_set_build(struct name_set *ns, const struct state *s, size_t input, const size_t *parts,
-		   size_t n)
-{
-	size_t cap = 0, len = strlen(s->inputs[input].path);
-
-	*ns = (struct name_set){ 0 };
-	for (size_t i = 0; i < n; i++) {
-		const char *tail = s->parts[parts[i]].path + len;
-
-		if (*tail == '!' && add_runs(ns, &cap, tail + 1))
-			return -ENOMEM;
+	if (ps->n > 1)
+		qsort(ps->at, ps->n, sizeof(*ps->at), cmp_str_ptrs);
+	/* Once each: a prefix shared by many parts (a .deb's data.tar) is there once. */
+	for (size_t i = 0; i < ps->n; i++) {
+		if (k && !strcmp(ps->at[k - 1], ps->at[i]))
+			free(ps->at[i]);
+		else
+			ps->at[k++] = ps->at[i];
 	}
-	if (ns->n > 1)
-		qsort(ns->names, ns->n, sizeof(*ns->names), cmp_str_ptrs);
+	ps->n = k;
 	return 0;
 }
 
-bool name_set_has(const struct name_set *ns, const char *name)
+bool position_set_has(const struct position_set *ps, const char *at)
 {
-	return ns->n && bsearch(&name, ns->names, ns->n, sizeof(*ns->names), cmp_str_ptrs);
+	return ps->n && bsearch(&at, ps->at, ps->n, sizeof(*ps->at), cmp_str_ptrs);
 }
 
-void name_set_release(struct name_set *ns)
+void position_set_release(struct position_set *ps)
 {
-	for (size_t i = 0; i < ns->n; i++)
-		free(ns->names[i]);
-	free(ns->names);
-	*ns = (struct name_set){ 0 };
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->at[i]);
+	free(ps->at);
+	*ps = (struct position_set){ 0 };
 }
 
 /* ---- --shard-by input ------------------------------------------------------------------- */

@@ -13,7 +13,8 @@
 #include "state.h"
 #include "tempfile.h"
 
-#define STATE_MAGIC "lidiagen-state 2"
+/* 3: parts have their position; an older state is read again, not trusted. */
+#define STATE_MAGIC "lidiagen-state 3"
 
 void state_init(struct state *s)
 {
@@ -93,6 +94,7 @@ static void release_parts(struct state *s)
 	for (size_t i = 0; i < s->nparts; i++) {
 		free(s->parts[i].path);
 		free(s->parts[i].member);
+		free(s->parts[i].at);
 	}
 	free(s->parts);
 	for (size_t i = 0; i < s->nskips; i++)
@@ -140,8 +142,39 @@ static ssize_t push_input(struct state *s, const char *path, uint64_t size, int6
 	return (ssize_t)s->ninputs++;
 }
 
+int state_position(char *buf, size_t size, const uint32_t *at, unsigned depth)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < depth; i++) {
+		int w = snprintf(buf + n, size - n, "%s%u", i ? "." : "", (unsigned)at[i]);
+
+		if (w < 0 || (size_t)w >= size - n)
+			return -ENOSPC;
+		n += (size_t)w;
+	}
+	return 0;
+}
+
+bool state_position_valid(const char *at)
+{
+	size_t digits = 0, n = 0;
+
+	for (; *at; at++, n++) {
+		if (*at >= '0' && *at <= '9' && digits < 10)
+			digits++;
+		else if (*at == '.' && digits)
+			digits = 0;
+		else
+			return false;
+	}
+	return digits && n < STATE_POSITION_MAX;
+}
+
 int state_add_part(struct state *s, size_t input, const char *path, const char *member,
-		   const char *key, const struct lidia_elf_info *info, uint64_t size)
+		   const char *at, const char *key, const struct lidia_elf_info *info,
+		   uint64_t size)
 {
 	struct state_part *p;
 
@@ -158,9 +191,11 @@ int state_add_part(struct state *s, size_t input, const char *path, const char *
 	memset(p, 0, sizeof(*p));
 	p->path = strdup(path);
 	p->member = member ? strdup(member) : NULL;
-	if (!p->path || (member && !p->member)) {
+	p->at = at ? strdup(at) : NULL;
+	if (!p->path || (member && !p->member) || (at && !p->at)) {
 		free(p->path);
 		free(p->member);
+		free(p->at);
 		return -ENOMEM;
 	}
 	p->input = input;
@@ -211,7 +246,7 @@ int state_copy_input(struct state *s, size_t idx, const struct state *from, size
 	for (size_t k = old->part0; k < old->part0 + old->nparts; k++) {
 		const struct state_part *p = &from->parts[k];
 
-		if (state_add_part(s, idx, p->path, p->member, p->key, &p->info, p->size))
+		if (state_add_part(s, idx, p->path, p->member, p->at, p->key, &p->info, p->size))
 			return -ENOMEM;
 		s->parts[s->nparts - 1].dwz = p->dwz;
 	}
@@ -296,7 +331,12 @@ static int cmp_part(const void *pa, const void *pb)
 	const struct state_part *a = pa, *b = pb;
 	int c = strcmp(a->key, b->key);
 
-	return c ? c : strcmp(a->path, b->path);
+	if (!c)
+		c = strcmp(a->path, b->path);
+	/* Two members of one path (a tar appended to): their positions decide, not qsort. */
+	if (!c)
+		c = strcmp(a->at ? a->at : "", b->at ? b->at : "");
+	return c;
 }
 
 static int cmp_skip(const void *pa, const void *pb)
@@ -396,7 +436,7 @@ static void write_part(FILE *f, const struct state_part *p)
 		p->info.has_symtab ? "s" : "", p->info.has_dwarf ? "w" : "",
 		p->info.has_go ? "g" : "", (unsigned long long)p->size);
 	put_escaped(f, p->info.go_build_id[0] ? p->info.go_build_id : "-");
-	fputc('\t', f);
+	fprintf(f, "\t%s\t", p->at ? p->at : "-");
 	put_escaped(f, p->path);
 	fputc('\t', f);
 	put_escaped(f, p->member ? p->member : "");
@@ -485,11 +525,11 @@ void state_load(struct state *s, const char *path, bool ignore)
 	    strncmp(line, STATE_MAGIC "\n", sizeof(STATE_MAGIC)))
 		goto bad;
 	while (getline(&line, &cap, f) > 0) {
-		char *field[8], *save = NULL, *t;
+		char *field[9], *save = NULL, *t;
 		int n = 0;
 
 		line[strcspn(line, "\n")] = '\0';
-		for (t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save))
+		for (t = strtok_r(line, "\t", &save); t && n < 9; t = strtok_r(NULL, "\t", &save))
 			field[n++] = t;
 		if (n == 4 && !strcmp(field[0], "O")) {
 			if (!lidia_store_build_id_valid(field[1]) ||
@@ -502,7 +542,8 @@ void state_load(struct state *s, const char *path, bool ignore)
 			if (cur < 0)
 				goto bad;
 			old->inputs[cur].kind = (enum input_kind)atoi(field[3]);
-		} else if ((n == 6 || n == 7) && !strcmp(field[0], "P") && cur >= 0) {
+		} else if ((n == 7 || n == 8) && !strcmp(field[0], "P") && cur >= 0) {
+			const char *at = strcmp(field[5], "-") ? field[5] : NULL;
 			struct lidia_elf_info info = { 0 };
 
 			info.debug_file = strchr(field[2], 'd') != NULL;
@@ -513,12 +554,17 @@ void state_load(struct state *s, const char *path, bool ignore)
 			if (strcmp(field[4], "-"))
 				snprintf(info.go_build_id, sizeof(info.go_build_id), "%s",
 					 field[4]);
-			unescape(field[5]);
-			if (n == 7)
-				unescape(field[6]);
-			if (!lidia_store_build_id_valid(field[1]) ||
-			    state_add_part(old, (size_t)cur, field[5], n == 7 ? field[6] : NULL,
-					   field[1], &info, strtoull(field[3], NULL, 10)))
+			unescape(field[6]);
+			if (n == 8)
+				unescape(field[7]);
+			/* A member has its position (and a name, maybe empty), a file neither. */
+			if (!lidia_store_build_id_valid(field[1]) || (n == 8 && !at) ||
+			    (at && !state_position_valid(at)) ||
+			    state_add_part(old, (size_t)cur, field[6],
+					   n == 8 ? field[7]
+					   : at	  ? ""
+						  : NULL,
+					   at, field[1], &info, strtoull(field[3], NULL, 10)))
 				goto bad;
 			old->inputs[cur].nparts++; /* an input's P lines follow its I line */
 		} else if (n == 5 && !strcmp(field[0], "S") && cur >= 0) {

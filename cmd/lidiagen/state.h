@@ -40,6 +40,12 @@ struct state_input {
 struct state_part {
 	char *path;   /* the file, or file!member!member */
 	char *member; /* the member's path in its archive, NULL for a file */
+	/*
+	 * A member's position: its entry ordinals, outermost archive first,
+	 * joined with '.' ("3.0.17"); NULL for a file. Names may repeat or be
+	 * cut; the position alone finds the member again (schedule.c).
+	 */
+	char *at;
 	size_t input;
 	char key[LIDIA_KEY_MAX];
 	struct lidia_elf_info info;
@@ -60,10 +66,11 @@ struct state_output {
 
 /* Why an ELF image found has no part (and so no output). */
 enum skip_reason {
-	SKIP_NO_KEY = 1,  /* no GNU build ID (and no --fallback-key for it) */
-	SKIP_SHORT_KEY,	  /* a build ID too short to be a key */
-	SKIP_NOT_LINKED,  /* a relocatable object (.o) */
-	SKIP_NOT_PROGRAM, /* a core dump, or another type that is not a program */
+	SKIP_NO_KEY = 1,     /* no GNU build ID (and no --fallback-key for it) */
+	SKIP_SHORT_KEY,	     /* a build ID too short to be a key */
+	SKIP_NOT_LINKED,     /* a relocatable object (.o) */
+	SKIP_NOT_PROGRAM,    /* a core dump, or another type that is not a program */
+	SKIP_DEGENERATE_KEY, /* a build ID of all zeros or all 0xff (and no --fallback-key for it) */
 	SKIP_REASONS
 };
 
@@ -72,7 +79,7 @@ struct state_skip {
 	char *path; /* as state_part's */
 	size_t input;
 	enum skip_reason reason;
-	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY: the build ID */
+	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY, SKIP_DEGENERATE_KEY: the build ID */
 	bool go;		 /* SKIP_NO_KEY: a Go binary */
 	bool dwz;		 /* SKIP_NOT_LINKED: a dwz supplementary file (dwz writes ET_REL) */
 };
@@ -136,9 +143,19 @@ int state_copy_input(struct state *s, size_t idx, const struct state *from, size
 size_t *state_order_by_input(const struct state *s, bool skips);
 
 int state_add_part(struct state *s, size_t input, const char *path, const char *member,
-		   const char *key, const struct lidia_elf_info *info, uint64_t size);
+		   const char *at, const char *key, const struct lidia_elf_info *info,
+		   uint64_t size);
 
-/* Remember an ELF image of input that has no part, and why (key: SKIP_SHORT_KEY's, or ""). */
+/* Room for a position (state_part.at): 17 levels (--max-depth 16) of 10 digits and a '.'. */
+#define STATE_POSITION_MAX 256
+
+/* The position at[0..depth) as state_part.at spells it, into buf; -ENOSPC when too long. */
+int state_position(char *buf, size_t size, const uint32_t *at, unsigned depth);
+
+/* Whether a position is well formed: numbers joined with '.', each at most 10 digits. */
+bool state_position_valid(const char *at);
+
+/* Remember an ELF image of input that has no part, and why (key: the build ID, or ""). */
 int state_add_skip(struct state *s, size_t input, const char *path, enum skip_reason reason,
 		   const char *key, bool go);
 
@@ -150,7 +167,10 @@ int state_set_output(struct state *s, const char *key, int level, bool dynsym_on
 int state_output_level(const struct state *s, const char *key);
 bool state_output_dynsym_only(const struct state *s, const char *key);
 
-/* Sort the parts by key, then path: the order every decision is made in; the skips by path. */
+/*
+ * Sort the parts by key, then path, then position: the order every decision
+ * is made in; the skips by path.
+ */
 void state_sort_parts(struct state *s);
 
 /* FNV-1a of a string: the state's indexes, the index's slices, the progress line's keys. */

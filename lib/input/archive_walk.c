@@ -124,6 +124,9 @@ struct walk {
 	/* The reader whose failure was said last: a level above that fails
 	 * with it is not said again, until one of its headers reads well. */
 	struct archive *said;
+	/* The entry ordinals of the levels open, outermost first (at[depth]: the current one's). */
+	uint32_t *at;
+	unsigned at_cap;
 };
 
 /* A nested archive reads its bytes from the member of its parent: first the head we peeked. */
@@ -146,8 +149,9 @@ struct level {
 	const char *path;	/* its path in messages */
 	const char *member;	/* its own member name (the file name at the top) */
 	unsigned depth;
-	bool quiet; /* found by a weak magic only: its failures are not said */
-	bool weak;  /* no archive and not compressed, its head a weak magic */
+	uint32_t entries; /* headers read so far, whatever their type */
+	bool quiet;	  /* found by a weak magic only: its failures are not said */
+	bool weak;	  /* no archive and not compressed, its head a weak magic */
 };
 
 /* A member name for messages: control characters shown as '?'. */
@@ -470,6 +474,7 @@ struct held {
 	unsigned char *data;
 	size_t len;
 	char *path, *member;
+	uint32_t ordinal; /* its entry at its level (the levels above are the walk's) */
 };
 
 static void drop(struct held *h)
@@ -480,22 +485,65 @@ static void drop(struct held *h)
 	*h = (struct held){ 0 };
 }
 
-/* An ELF member to the caller's callback, which takes data over; or dropped, without one. */
-static void give(struct walk *w, const char *path, const char *member, unsigned char *data,
-		 size_t len)
+/* Room in w->at for the ordinals of levels 0..depth; false when out of memory. */
+static bool room_for(struct walk *w, unsigned depth)
 {
-	if (!OPTS_GET(w->opts, elf, NULL)) {
-		free(data);
-		return;
-	}
-	if (w->opts->elf(w->opts->ctx, path, member, data, len))
+	uint32_t *p;
+	unsigned cap;
+
+	if (depth < w->at_cap)
+		return true;
+	cap = depth + 4;
+	if (!(p = realloc(w->at, cap * sizeof(*p))))
+		return false;
+	w->at = p;
+	w->at_cap = cap;
+	return true;
+}
+
+/* The member at the current entry of a level (depth) as the callbacks see it. */
+static struct lidia_archive_member member_at(const struct walk *w, unsigned depth, const char *path,
+					     const char *member)
+{
+	return (struct lidia_archive_member){ path, member, w->at, depth + 1 };
+}
+
+/* An ELF member to the caller's callback, which takes data over; or dropped, without one. */
+static void give(struct walk *w, unsigned depth, const char *path, const char *member,
+		 unsigned char *data, size_t len)
+{
+	struct lidia_archive_member m = member_at(w, depth, path, member);
+	int stop;
+
+	if (OPTS_GET(w->opts, elf_member, NULL))
+		stop = w->opts->elf_member(w->opts->ctx, &m, data, len);
+	else if (OPTS_GET(w->opts, elf, NULL))
+		stop = w->opts->elf(w->opts->ctx, path, member, data, len);
+	else
+		stop = 0, free(data);
+	if (stop)
 		w->stop = true;
 }
 
-static void hand_over(struct walk *w, struct held *h)
+/* Whether the caller wants the member at the level's current entry looked at. */
+static bool wanted(const struct walk *w, unsigned depth, const char *path, const char *member)
+{
+	struct lidia_archive_member m = member_at(w, depth, path, member);
+
+	if (OPTS_GET(w->opts, want_member, NULL))
+		return w->opts->want_member(w->opts->ctx, &m);
+	return !OPTS_GET(w->opts, want, NULL) || w->opts->want(w->opts->ctx, member);
+}
+
+/* The member held, under its own ordinal: the level's has moved on to the next header. */
+static void hand_over(struct walk *w, const struct level *lv, struct held *h)
 {
 	if (h->data && !w->stop) {
-		give(w, h->path, h->member, h->data, h->len);
+		uint32_t now = w->at[lv->depth];
+
+		w->at[lv->depth] = h->ordinal;
+		give(w, lv->depth, h->path, h->member, h->data, h->len);
+		w->at[lv->depth] = now;
 		h->data = NULL; /* given */
 	}
 	drop(h);
@@ -514,7 +562,7 @@ static int walk_nested(struct walk *w, struct level *parent, const char *path, c
 	bool parent_failed;
 	uint64_t consumed;
 
-	if (!src || !(lv.a = new_reader())) {
+	if (!src || !room_for(w, lv.depth) || !(lv.a = new_reader())) {
 		problem(w, path, "out of memory");
 		free(src);
 		return skip_rest(w, parent, path, size, head_len);
@@ -578,7 +626,7 @@ static int walk_raw(struct walk *w, struct level *lv)
 		return 1;
 	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &data, &len) != READ_OK)
 		return 0;
-	give(w, lv->path, lv->member, data, len);
+	give(w, lv->depth, lv->path, lv->member, data, len);
 	return 0;
 }
 
@@ -593,7 +641,7 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 
 	clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
 	snprintf(full, sizeof(full), "%s!%s", lv->path, member);
-	if (OPTS_GET(w->opts, want, NULL) && !w->opts->want(w->opts->ctx, member))
+	if (!wanted(w, lv->depth, full, member))
 		return skip_rest(w, lv, full, size, 0);
 	if (size >= 0 && !fits(w, (uint64_t)size)) {
 		bomb(w, full, size); /* before inflating any of it */
@@ -613,6 +661,7 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 		case READ_OK:
 			held->path = strdup(full);
 			held->member = strdup(member);
+			held->ordinal = w->at[lv->depth];
 			if (!held->path || !held->member) {
 				problem(w, full, "out of memory");
 				drop(held);
@@ -650,11 +699,14 @@ static int walk_entries(struct walk *w, struct level *lv)
 			err = -1;
 			break;
 		}
-		if (first && la.archive_format(lv->a) == ARCHIVE_FORMAT_RAW)
+		if (first && la.archive_format(lv->a) == ARCHIVE_FORMAT_RAW) {
+			w->at[lv->depth] = lv->entries++; /* its one entry: 0 */
 			return walk_raw(w, lv);
+		}
 		first = false;
 		w->said = NULL;
-		hand_over(w, &held);
+		hand_over(w, lv, &held);
+		w->at[lv->depth] = lv->entries++;
 		if (w->stop || la.archive_entry_filetype(entry) != AE_IFREG)
 			continue;
 		if (walk_member(w, lv, entry, &held) < 0) {
@@ -663,7 +715,7 @@ static int walk_entries(struct walk *w, struct level *lv)
 		}
 	}
 	if (!err && !w->stop)
-		hand_over(w, &held);
+		hand_over(w, lv, &held);
 	drop(&held);
 	if (first && !err && la.archive_filter_count(lv->a) > 1 &&
 	    (la.archive_format(lv->a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_EMPTY)
@@ -691,6 +743,10 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 	int err = 0;
 
 	set_limits(&w, opts);
+	if (!room_for(&w, 0)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (open_result != ARCHIVE_OK) {
 		/* It looked like an archive (its magic): cut short or damaged. */
 		problem(&w, path, "truncated or corrupt archive: %s",
@@ -713,6 +769,7 @@ static int walk_top(struct archive *a, const char *path, const struct lidia_arch
 	}
 out:
 	la.archive_read_free(a);
+	free(w.at);
 	if (problems)
 		*problems = w.problems;
 	return err;

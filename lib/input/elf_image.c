@@ -167,6 +167,18 @@ int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t hex_size)
 	return 0;
 }
 
+bool lidia_build_id_degenerate(const char *hex)
+{
+	size_t n = strlen(hex);
+
+	if (!n)
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (hex[i] != hex[0])
+			return false;
+	return hex[0] == '0' || hex[0] == 'f' || hex[0] == 'F';
+}
+
 /* .text is NOBITS: a separate debug file. */
 static bool is_debug_file(const struct lidia_elf *e)
 {

@@ -209,6 +209,9 @@ def archives(tmp):
     c["not-archive-text"] = b"hello\n"
     c["empty"] = b""
     c["gzip-of-elf"] = gzip.compress(elf, mtime=0)
+    # Positions: a compressed ELF member (its one entry), and one name thrice.
+    c["tar-of-gzip-of-elf"] = tar([("dir/app.gz", gzip.compress(elf, mtime=0)), ("app", elf)])
+    c["tar-names-twice"] = tar([("app", elf), ("app", elf[:-1] + b"x"), ("app", elf)])
     return c
 
 

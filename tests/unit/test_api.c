@@ -215,18 +215,21 @@ static void extract_opts(void)
 
 /* ---- lidia_archive_opts ---- */
 
-/* An ar archive (a .deb's outer format) of one member, "app", that starts like ELF. */
-static size_t make_ar(unsigned char *buf)
+/* An ar archive (a .deb's outer format) of count members, all "app", that start like ELF. */
+static size_t make_ar(unsigned char *buf, int count)
 {
-	size_t n = 0;
+	size_t n = 8;
 
 	memcpy(buf, "!<arch>\n", 8);
-	n = 8;
-	n += (size_t)sprintf((char *)buf + n, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "app/", "0", "0",
-			     "0", "100644", "64");
-	memset(buf + n, 0, 64);
-	memcpy(buf + n, "\x7f" "ELF", 4);
-	return n + 64;
+	for (int i = 0; i < count; i++) {
+		n += (size_t)sprintf((char *)buf + n, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "app/",
+				     "0", "0", "0", "100644", "64");
+		memset(buf + n, 0, 64);
+		memcpy(buf + n, "\x7f" "ELF", 4);
+		buf[n + 4] = (unsigned char)i; /* tells them apart */
+		n += 64;
+	}
+	return n;
 }
 
 struct members {
@@ -245,6 +248,43 @@ static int on_elf(void *ctx, const char *path, const char *member, unsigned char
 	return 0;
 }
 
+/* Each member's position, by the byte that tells it apart (make_ar). */
+struct positions {
+	unsigned elves, depth[4];
+	uint32_t at[4];
+};
+
+static int on_elf_member(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
+			 size_t size)
+{
+	struct positions *p = ctx;
+
+	if (size > 4 && data[4] < 4 && m->depth) {
+		p->depth[data[4]] = m->depth;
+		p->at[data[4]] = m->at[m->depth - 1];
+	}
+	p->elves++;
+	free(data);
+	return 0;
+}
+
+/* Three members of one name: each has its own position, whatever the name says. */
+static void archive_positions(void)
+{
+	unsigned char ar[512];
+	size_t len = make_ar(ar, 3);
+	struct positions p = { 0 };
+	struct lidia_archive_opts o = LIDIA_ARCHIVE_OPTS(.elf_member = on_elf_member, .ctx = &p);
+	int err = lidia_archive_walk_mem(ar, len, "in", &o, NULL);
+
+	if (err == LIDIA_E_NO_LIBARCHIVE)
+		return;
+	CHECK(err == 0 && p.elves == 3 && p.depth[0] == 1 && p.depth[2] == 1 && p.at[0] == 0 &&
+		      p.at[1] == 1 && p.at[2] == 2,
+	      "archive: three members named app: positions 0, 1, 2 (got %u %u %u of %u)", p.at[0],
+	      p.at[1], p.at[2], p.elves);
+}
+
 static void on_problem(void *ctx, const char *path, const char *msg)
 {
 	((struct members *)ctx)->problems++;
@@ -253,9 +293,9 @@ static void on_problem(void *ctx, const char *path, const char *msg)
 static void archive_opts(void)
 {
 	NEWER(lidia_archive_opts) u;
-	size_t end = KNOWN_END(lidia_archive_opts, ctx);
+	size_t end = KNOWN_END(lidia_archive_opts, want_member);
 	unsigned char ar[256];
-	size_t len = make_ar(ar);
+	size_t len = make_ar(ar, 1);
 	struct members m = { 0 };
 	unsigned problems = 99;
 	int err;
@@ -268,7 +308,7 @@ static void archive_opts(void)
 	u.b[end] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == LIDIA_E_INVAL && problems == 0 && m.elves == 0,
-	      "archive: a non-zero byte right after ctx: LIDIA_E_INVAL, nothing walked");
+	      "archive: a non-zero byte right after want_member: LIDIA_E_INVAL, nothing walked");
 	u.b[end] = 0;
 	u.b[sizeof(u) - 1] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
@@ -292,6 +332,13 @@ static void archive_opts(void)
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == 0 && problems == 1 && m.problems == 1 && m.elves == 0,
 	      "archive: max_member 16 refuses the 64-byte member, said through problem");
+	/* An older caller's struct, ending at ctx: its elf callback is called. */
+	m = (struct members){ 0 };
+	u.o.max_member = 0;
+	u.o.sz = KNOWN_END(lidia_archive_opts, ctx);
+	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
+	CHECK(err == 0 && m.elves == 1, "archive: a struct ending at ctx (an older lidia.h) walks");
+	archive_positions();
 }
 
 /* ---- lidia_set_log ---- */
