@@ -32,7 +32,7 @@ fi
 key=symbolizer/anonymous/$bid
 SYM=(--symbols-only "$w/p")
 DW=("$w/p")
-"$L" -q "${SYM[@]}" -o "$w/sym" && "$L" -q "${DW[@]}" -o "$w/dw"
+"$L" -q "${SYM[@]}" -o "$w/sym" 2>/dev/null && "$L" -q "${DW[@]}" -o "$w/dw" 2>/dev/null
 shaS=$(sha256sum <"$w/sym/$key" | cut -c1-64)
 shaD=$(sha256sum <"$w/dw/$key" | cut -c1-64)
 note "symbols job: $shaS, DWARF job: $shaD"
@@ -141,7 +141,7 @@ one_job() {
 }
 obj_sha() { fake_s3_object rel "$1/$key" "$w/got" && sha256sum <"$w/got" | cut -c1-64; }
 # The DWARF object, to plant.
-"$L" -q "${DW[@]}" -o s3://rel/src --endpoint-url "$FAKE_S3_URL"
+"$L" -q "${DW[@]}" -o s3://rel/src --endpoint-url "$FAKE_S3_URL" 2>/dev/null
 
 # 412: the DWARF object lands just before the symbols job's create.
 one_job "$w/u412" p412 "{\"plant\": 1, \"plant_from\": \"rel/src/$key\", \"race_id\": \"$bid\"}" "${SYM[@]}"
@@ -180,7 +180,7 @@ else
 fi
 
 # If-Match on a key deleted meanwhile (404): looked at again, then created.
-"$L" -q "${SYM[@]}" -o s3://rel/pgone --endpoint-url "$FAKE_S3_URL"
+"$L" -q "${SYM[@]}" -o s3://rel/pgone --endpoint-url "$FAKE_S3_URL" 2>/dev/null
 one_job "$w/ugone" pgone "{\"vanish\": 1, \"race_id\": \"$bid\"}" "${DW[@]}"
 if [ "$(cat "$w/ugone/rc")" = 0 ] && [ "$(obj_sha pgone)" = "$shaD" ] &&
 	[ "$(grep "^PUT pgone/$key" "$w/ugone/log" | cut -d' ' -f3,4 | tr '\n' ' ')" = "404 if-match 200 if-none-match " ]; then
