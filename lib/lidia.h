@@ -519,6 +519,23 @@ typedef int (*lidia_store_fill_fn)(int fd, void *ctx);
  */
 LIDIA_API int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx);
 
+struct lidia_store_lock;
+
+/*
+ * Lock dir/key against the other writers of the key that lock it (threads
+ * and processes alike, over a shared tree too), blocking until it is
+ * ours: a caller then reads what is there, decides, and writes (or not)
+ * with no other writer between. The lock is an flock on
+ * ".<name>.tmp.locked" beside the key (parent directories made as
+ * needed), a temporary file's name: readers pass it over, the holder
+ * removes it (lidia_store_unlock, lidia_store_remove_temps), and
+ * lidia_store_clean removes one a killed run left. -errno on failure.
+ */
+LIDIA_API int lidia_store_lock(struct lidia_store_lock **out, const char *dir, const char *key);
+
+/* Let the lock go (and remove its file); NULL is a no-op. */
+LIDIA_API void lidia_store_unlock(struct lidia_store_lock *l);
+
 /*
  * Remove the temporary files this process is writing now (through any
  * thread). Only async-signal-safe calls: meant for the caller's handler of

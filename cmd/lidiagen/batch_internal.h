@@ -87,6 +87,7 @@ struct group {
 	enum level level;
 	uint64_t out_size;
 	char sha[65];
+	const char *kept_why; /* kept because another run came meanwhile: the manifest's reason */
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
 	bool said;     /* its error follows from an input's, said already: printed with -v only */
@@ -210,13 +211,24 @@ void convert_group(struct batch *b, struct group *g);
  */
 int output_probe(struct batch *b, struct group *g);
 
+/* What output_write did. */
+enum written {
+	WRITTEN,	    /* the output is there now */
+	WRITTEN_SAME,	    /* these very bytes were there: not written again */
+	WRITTEN_KEPT_MORE,  /* another run's output holding more came meanwhile: left */
+	WRITTEN_KEPT_EQUAL, /* another's holding as much came meanwhile: left (the first stays) */
+};
+
 /*
- * Write the group's output at its key (ex: what is there now), unless it
- * holds these very bytes (*same). Either way g's counts, level, size and
- * sha256 then describe the output there. On failure the message says why.
+ * Write the group's output at its key (g->there: what was there when probed),
+ * unless it holds these very bytes, or another run put there meanwhile an
+ * output holding as much (*how says which). The decision is made again
+ * at the time of writing, with no other writer between: in a tree under
+ * the key's lock (lidia_store_lock), in a bucket by conditional writes
+ * (publish_write). Either way g's counts, level, size and sha256 then
+ * describe the output there. On failure the message says why.
  */
-int output_write(struct batch *b, struct group *g, struct lidia_builder *bld,
-		 const struct existing *ex, bool *same);
+int output_write(struct batch *b, struct group *g, struct lidia_builder *bld, enum written *how);
 
 /* A bucket: one listing where the groups' keys go, instead of a HEAD per absent key. */
 void output_survey(struct batch *b);

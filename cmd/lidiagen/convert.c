@@ -191,19 +191,20 @@ static bool dynsym_only(const struct group *g)
 }
 
 /*
- * An output there, written or found with the same bytes: the state
- * remembers what the inputs gave, and its -v line is "<- binary, debug
+ * An output there, written or found with the same bytes (or as much,
+ * put there meanwhile by another run): the state remembers what the
+ * inputs gave, and its -v line is "<- binary, debug
  * file" or "<- file", with the output's counts and note.
  */
-static void settle_output(struct batch *b, struct group *g, enum status status, bool gave_dynsym,
-			  const char *note)
+static void settle_output(struct batch *b, struct group *g, enum status status, enum level gave,
+			  bool gave_dynsym, const char *note)
 {
 	const struct state_part *mp = &b->state.parts[g->main];
 	const char *bin = g->bin >= 0 ? b->state.parts[g->bin].path : NULL;
 
 	g->status = status;
 	pthread_mutex_lock(&b->lock);
-	state_set_output(&b->state, g->key, (int)g->level, gave_dynsym);
+	state_set_output(&b->state, g->key, (int)gave, gave_dynsym);
 	pthread_mutex_unlock(&b->lock);
 	warn_dynsym_only(b, g, gave_dynsym);
 	if (!strcmp(b->o->out_dir, "-"))
@@ -268,28 +269,41 @@ static void group_done(struct batch *b, struct group *g)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* The manifest's reason for an output another run put there meanwhile. */
+static const char *const kept_why[] = {
+	[WRITTEN_KEPT_MORE] = "a stronger object was published meanwhile",
+	[WRITTEN_KEPT_EQUAL] = "an object holding as much was published meanwhile",
+};
+
 /* Write the output read into bld, or find it there already; then settle the group. */
 static int write_group(struct batch *b, struct group *g, struct lidia_builder *bld,
 		       bool gave_dynsym)
 {
 	const struct existing *ex = &g->there;
-	bool same;
+	enum level gave = g->level;
+	enum written how;
+	char note[128];
 	int err;
 
 	if (!strcmp(b->o->out_dir, "-")) {
 		snprintf(g->out_key, sizeof(g->out_key), "-"); /* the manifest's output */
 		if (!(err = output_write_stdout(b, g, bld)))
-			settle_output(b, g, ST_CONVERTED, gave_dynsym, "");
+			settle_output(b, g, ST_CONVERTED, gave, gave_dynsym, "");
 		return err;
 	}
-	if ((err = output_write(b, g, bld, ex, &same)))
+	if ((err = output_write(b, g, bld, &how)))
 		return err;
-	if (same)
-		settle_output(b, g, ST_KEPT, gave_dynsym,
+	if (how == WRITTEN_SAME) {
+		settle_output(b, g, ST_KEPT, gave, gave_dynsym,
 			      " (unchanged: the same bytes, not rewritten)");
-	else
-		settle_output(b, g, g->there_exists ? ST_REPLACED : ST_CONVERTED, gave_dynsym,
+	} else if (how != WRITTEN) {
+		g->kept_why = kept_why[how];
+		snprintf(note, sizeof(note), " (kept: %s)", g->kept_why);
+		settle_output(b, g, ST_KEPT, gave, gave_dynsym, note);
+	} else {
+		settle_output(b, g, g->there_exists ? ST_REPLACED : ST_CONVERTED, gave, gave_dynsym,
 			      g->there_exists ? replaced_note(b, ex, g) : "");
+	}
 	return 0;
 }
 

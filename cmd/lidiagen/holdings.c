@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a lidia file holds (holdings.h), read with the library's reader, CRCs checked. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "holdings.h"
 #include "sha256.h"
@@ -47,12 +48,33 @@ static void existing_from(struct lidia_reader *r, struct existing *ex)
 	ex->size = fi.file_size;
 }
 
+bool existing_same_file(const char *path, const struct existing *ex)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return !ex->ino;
+	return ex->ino == (uint64_t)st.st_ino && ex->dev == (uint64_t)st.st_dev &&
+	       ex->mtime_ns ==
+		       (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec &&
+	       ex->size == (uint64_t)st.st_size;
+}
+
 void existing_read(const char *path, bool want_sha, struct existing *ex)
 {
 	struct lidia_reader *r;
+	struct stat st;
 
 	memset(ex, 0, sizeof(*ex));
 	ex->level = LEVEL_NONE;
+	/* Its identity first: a file renamed over it after this is told apart. */
+	if (!lstat(path, &st)) {
+		ex->dev = (uint64_t)st.st_dev;
+		ex->ino = (uint64_t)st.st_ino;
+		ex->mtime_ns =
+			(uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+		ex->size = (uint64_t)st.st_size;
+	}
 	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
 		return;
 	existing_from(r, ex);

@@ -37,10 +37,20 @@ struct existing {
 	struct counts counts;
 	uint64_t size;
 	char sha[65]; /* only when asked for */
+	/* Which object it is, to tell whether another took its place since it was seen: */
+	char etag[80];		     /* in a bucket: its ETag ("": none seen) */
+	uint64_t dev, ino, mtime_ns; /* in a tree: its inode and date (ino 0: none) */
 };
 
 /* What the output at path holds (LEVEL_NONE when missing); its sha256 too when want_sha. */
 void existing_read(const char *path, bool want_sha, struct existing *ex);
+
+/*
+ * Whether path is still the file ex was read from (existing_read): the
+ * same inode, size and date, or still none. Writers rename whole files
+ * into place, so another file there means another writer came meanwhile.
+ */
+bool existing_same_file(const char *path, const struct existing *ex);
 
 /* The same of a lidia file's bytes (sha256 always). */
 void existing_read_mem(const void *buf, size_t size, struct existing *ex);

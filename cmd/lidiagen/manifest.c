@@ -5,7 +5,8 @@
  * in key order: written ("converted", "replaced"), "kept", "skipped" (why)
  * or "failed" (the message), in a bucket "uploaded", "replaced", "exists"
  * or "failed", and with --dry-run "would-write" (a bucket: "would-upload")
- * or "would-replace"; then a line per ELF image passed over and per
+ * or "would-replace"; an output another run put there while this one was
+ * writing, and kept, has a "reason" saying so; then a line per ELF image passed over and per
  * input that failed, by path. The counts are the file's, as `lidiagen info`
  * counts them. doc/lidiagen.1 (MANIFEST) documents every field.
  */
@@ -51,6 +52,8 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 	json_field(f, "status", status_name(b, g));
 	if (g->status == ST_OTHER_SHARD)
 		json_field(f, "reason", "other shard");
+	else if (g->status == ST_KEPT && g->kept_why)
+		json_field(f, "reason", g->kept_why);
 	else if (g->status == ST_NOTHING)
 		json_field(f, "reason", "nothing to symbolize");
 	fputs(",\"inputs\":[", f);

@@ -5,7 +5,11 @@
  * before the images are read; writing fills the group's counts, level,
  * size and sha256 from the bytes that went out, as `info` would count
  * them. An output with the very bytes already there is not written again:
- * in the tree it keeps its date, in the bucket no byte is sent.
+ * in the tree it keeps its date, in the bucket no byte is sent. Another
+ * run may write the same key at the same time: the decision is made again
+ * when writing, with no writer between (in a tree under the key's lock,
+ * in a bucket by conditional writes), and an output holding as much that
+ * came meanwhile is kept, so the stronger one stays whoever comes last.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include "batch_internal.h"
 #include "publish.h"
 #include "sha256.h"
+#include "usage.h"
 
 /* Comparing what the builder writes with a file, chunk by chunk (same_bytes). */
 struct compare {
@@ -126,15 +131,49 @@ static int write_file_output(struct batch *b, struct group *g, struct lidia_buil
 	return 0;
 }
 
+/* g describes the output there (ex), not the one it would have written. */
+static void describe_there(struct group *g, const struct existing *ex)
+{
+	g->counts = ex->counts;
+	g->level = ex->level;
+	g->out_size = ex->size;
+	memcpy(g->sha, ex->sha, sizeof(g->sha));
+}
+
+/* An output holding as much that another run put there meanwhile is kept. */
+static bool kept_meanwhile(struct group *g, const struct existing *there, enum written *how)
+{
+	if (!there->valid || !keep_enough(there->level, g->level))
+		return false;
+	*how = there->level > g->level ? WRITTEN_KEPT_MORE : WRITTEN_KEPT_EQUAL;
+	describe_there(g, there);
+	return true;
+}
+
+/* Once per run: the server ignores conditional writes (publish.c found out). */
+static void say_notice(struct batch *b)
+{
+	char msg[1024], *line, *save;
+
+	if (!publish_notice(b->o->bucket, msg, sizeof(msg)))
+		return;
+	pthread_mutex_lock(&b->lock);
+	end_progress(b);
+	for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		warning(NULL, "%s", line);
+	pthread_mutex_unlock(&b->lock);
+}
+
 /* The bucket: built in memory (one PUT), sent unless the bucket has these bytes already. */
 static int publish_output(struct batch *b, struct group *g, struct lidia_builder *bld,
-			  const struct existing *ex, bool *same)
+			  const struct existing *ex, enum written *how)
 {
-	struct existing now;
+	struct existing now, there = *ex; /* ex is g->there: a copy, changed by another run */
+	enum publish_outcome out = PUBLISH_WRITTEN;
 	char err[1024];
 	void *buf = NULL;
 	size_t size;
-	int ret;
+	int ret = 0;
 
 	if ((ret = lidia_builder_write_mem(bld, &buf, &size))) {
 		group_message(g, true, "%s: %s", b->state.parts[g->main].path, lidia_strerror(ret));
@@ -146,41 +185,65 @@ static int publish_output(struct batch *b, struct group *g, struct lidia_builder
 	 * anyway). A copy another tool made, without our metadata, is sent once
 	 * more, so that later runs know from a HEAD what it holds.
 	 */
-	*same = !b->o->force && ex->valid && !strcmp(ex->sha, now.sha);
-	if (!*same &&
-	    (ret = publish_put(b->o->bucket, g->out_key, buf, size, &now, err, sizeof(err)))) {
+	*how = !b->o->force && ex->valid && !strcmp(ex->sha, now.sha) ? WRITTEN_SAME : WRITTEN;
+	if (*how == WRITTEN) {
+		ret = publish_write(b->o->bucket, g->out_key, buf, size, &now, &g->there_exists,
+				    &there, &out, err, sizeof(err));
+		say_notice(b);
+		g->there = there; /* what it went over, for the -v line */
+	}
+	if (ret) {
 		group_message(g, true, "%s: cannot upload: %s", b->state.parts[g->main].path, err);
 		g->said = ret == -ECANCELED; /* not sent: print_summary says why, once */
 	}
 	free(buf);
 	if (ret)
 		return ret;
-	g->counts = now.counts;
-	g->level = now.level;
-	g->out_size = now.size;
-	memcpy(g->sha, now.sha, sizeof(g->sha));
+	if (out != PUBLISH_WRITTEN && kept_meanwhile(g, &there, how))
+		return 0;
+	describe_there(g, &now);
 	return 0;
 }
 
-int output_write(struct batch *b, struct group *g, struct lidia_builder *bld,
-		 const struct existing *ex, bool *same)
+/*
+ * The tree, under the key's lock: if another run renamed a file there
+ * since the probe, what it holds decides again (and becomes g->there,
+ * what the output goes over). ex is g->there.
+ */
+static int write_tree(struct batch *b, struct group *g, struct lidia_builder *bld,
+		      struct existing *ex, enum written *how)
 {
+	struct lidia_store_lock *lock;
 	char path[PATH_MAX];
+	bool changed;
+	struct stat st;
+	int err = 0;
 
-	if (b->o->bucket)
-		return publish_output(b, g, bld, ex, same);
 	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
-	*same = ex->valid && same_bytes(path, bld);
-	if (*same) {
-		g->counts = ex->counts;
-		g->level = ex->level;
-		g->out_size = ex->size;
-		memcpy(g->sha, ex->sha, sizeof(g->sha));
-		return 0;
+	if ((err = lidia_store_lock(&lock, b->o->out_dir, g->out_key))) {
+		group_message(g, true, "%s: cannot lock '%s': %s", b->state.parts[g->main].path,
+			      path, lidia_strerror(err));
+		return err;
 	}
-	return write_file_output(b, g, bld, path);
+	if ((changed = !existing_same_file(path, ex))) {
+		existing_read(path, b->o->manifest != NULL, ex);
+		g->there_exists = ex->valid || !lstat(path, &st);
+	}
+	*how = ex->valid && same_bytes(path, bld) ? WRITTEN_SAME : WRITTEN;
+	if (*how == WRITTEN_SAME)
+		describe_there(g, ex);
+	else if (!changed || !kept_meanwhile(g, ex, how))
+		err = write_file_output(b, g, bld, path);
+	lidia_store_unlock(lock);
+	return err;
 }
 
+int output_write(struct batch *b, struct group *g, struct lidia_builder *bld, enum written *how)
+{
+	if (b->o->bucket)
+		return publish_output(b, g, bld, &g->there, how);
+	return write_tree(b, g, bld, &g->there, how);
+}
 /* What the tree holds at the group's key. */
 static void probe_tree(struct batch *b, struct group *g)
 {

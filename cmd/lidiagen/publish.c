@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "lidia.h"
 #include "md5.h"
@@ -34,6 +36,10 @@ struct publish {
 	size_t ncat, cap_cat;
 	char *surveyed;	 /* the directory listed; NULL: no listing */
 	char *listed_to; /* the last key listed when the listing stopped early; NULL: whole */
+	/* Whether the server honours conditional writes (conditions_honoured), found once. */
+	pthread_mutex_t cond_lock;
+	enum { COND_UNKNOWN, COND_HONOURED, COND_IGNORED } cond;
+	char *notice; /* what to say of it, once (publish_notice) */
 };
 
 /* A client for the calling thread, reused when one is idle. */
@@ -113,6 +119,7 @@ int publish_open(struct publish **out, const char *url, const struct s3_override
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->cond_lock, NULL);
 	if ((ret = s3_config_load(&p->cfg, url, ov, err, err_size))) {
 		*usage = true;
 		publish_close(p, NULL);
@@ -145,6 +152,8 @@ void publish_close(struct publish *p, struct s3_stats *st)
 	free(p->surveyed);
 	free(p->listed_to);
 	s3_config_free(&p->cfg);
+	free(p->notice);
+	pthread_mutex_destroy(&p->cond_lock);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -320,31 +329,219 @@ int publish_probe(struct publish *p, const char *key, struct existing *ex, bool 
 	}
 	*exists = h.exists;
 	existing_from_meta(&h, ex);
+	snprintf(ex->etag, sizeof(ex->etag), "%s", h.exists ? h.etag : "");
 	return 0;
 }
 
-int publish_put(struct publish *p, const char *key, const void *buf, size_t size,
-		const struct existing *ex, char *err, size_t err_size)
+/* PUT under cond with what ex holds as metadata: 0, or S3's error in *e. */
+static int put_object(struct s3_client *cl, const char *key, const void *buf, size_t size,
+		      const struct existing *ex, const struct s3_cond *cond, struct s3_error *e)
 {
-	struct s3_client *cl = borrow(p);
 	struct s3_meta m = {
 		.functions = ex->counts.functions,
 		.inline_ranges = ex->counts.inline_ranges,
 		.line_rows = ex->counts.line_rows,
 	};
+
+	snprintf(m.holds, sizeof(m.holds), "%s", level_name[ex->level]);
+	memcpy(m.sha256, ex->sha, sizeof(m.sha256));
+	snprintf(m.version, sizeof(m.version), "lidiagen %s", LIDIA_VERSION_STRING);
+	return s3_put(cl, key, buf, size, &m, cond, e);
+}
+
+/* ---- conditional writes ---- */
+
+/*
+ * Whether the server honours conditional writes, found once per run with
+ * a PUT that must fail: If-Match on a key that cannot exist. A server that
+ * honours it answers 404 (AWS) or 412 and writes nothing; one that answers
+ * 2xx ignores the header (s3rver), and the object it made is deleted.
+ */
+static bool probe_conditions(struct publish *p, struct s3_client *cl, char *say, size_t say_size)
+{
+	const struct s3_cond cond = { S3_COND_MATCH, "\"lidiagen-probe-matches-nothing\"" };
+	unsigned char r[8] = { 0 };
+	char key[64], what[400];
 	struct s3_error e;
+	int ret;
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		memcpy(r, &(pid_t){ getpid() }, sizeof(pid_t));
+	snprintf(key, sizeof(key), ".lidiagen-probe/%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1],
+		 r[2], r[3], r[4], r[5], r[6], r[7]);
+	ret = s3_put(cl, key, "", 0, NULL, &cond, &e);
+	if (ret && (e.http_status == 412 || e.http_status == 404))
+		return true;
+	if (ret) {
+		s3_error_format(&e, what, sizeof(what));
+		snprintf(say, say_size,
+			 "%.512s: cannot tell whether the server honours conditional writes "
+			 "(%.300s): "
+			 "each write is read back",
+			 p->url, what);
+		return false;
+	}
+	snprintf(say, say_size,
+		 "%.512s: the server ignores conditional writes: each write is read back", p->url);
+	if (s3_delete(cl, key, &e)) {
+		size_t n = strlen(say);
+
+		s3_error_format(&e, what, sizeof(what));
+		snprintf(say + n, say_size - n, "\n%.512s/%s: cannot delete the probe: %.300s",
+			 p->url, key, what);
+	}
+	return false;
+}
+
+/* Whether conditional writes are honoured: probed by the first writer, the others wait. */
+static bool conditions_honoured(struct publish *p, struct s3_client *cl)
+{
+	char say[2048];
+	bool honoured;
+
+	pthread_mutex_lock(&p->cond_lock);
+	if (p->cond == COND_UNKNOWN) {
+		honoured = probe_conditions(p, cl, say, sizeof(say));
+		p->cond = honoured ? COND_HONOURED : COND_IGNORED;
+		if (!honoured)
+			p->notice = strdup(say);
+	}
+	honoured = p->cond == COND_HONOURED;
+	pthread_mutex_unlock(&p->cond_lock);
+	return honoured;
+}
+
+bool publish_notice(struct publish *p, char *buf, size_t size)
+{
+	char *n;
+
+	pthread_mutex_lock(&p->cond_lock);
+	n = p->notice;
+	p->notice = NULL;
+	pthread_mutex_unlock(&p->cond_lock);
+	if (n)
+		snprintf(buf, size, "%s", n);
+	free(n);
+	return n != NULL;
+}
+
+/* What is at key now (HEAD): into there, with its ETag; 0 or S3's error in *e. */
+static int look_again(struct s3_client *cl, const char *key, struct existing *there, bool *exists,
+		      struct s3_error *e)
+{
+	struct s3_head h;
+	int ret = s3_head(cl, key, &h, e);
+
+	if (ret)
+		return ret;
+	*exists = h.exists;
+	existing_from_meta(&h, there);
+	snprintf(there->etag, sizeof(there->etag), "%s", h.exists ? h.etag : "");
+	return 0;
+}
+
+/*
+ * Decide again by what is there now: mine's very bytes (a PUT of ours that
+ * landed though its answer was lost, or a publisher of the same bytes):
+ * written; an object of ours holding as much: kept, the first stays, so
+ * two publishers of equal holdings never take turns; else write over it,
+ * on the condition that it is still that one. True when decided.
+ */
+static bool settled(const struct existing *mine, const struct existing *there, bool exists,
+		    enum publish_outcome *out)
+{
+	if (!exists || !there->valid)
+		return false;
+	if (!strcmp(there->sha, mine->sha))
+		*out = PUBLISH_WRITTEN;
+	else if (keep_enough(there->level, mine->level))
+		*out = there->level > mine->level ? PUBLISH_KEPT_MORE : PUBLISH_KEPT_EQUAL;
+	else
+		return false;
+	return true;
+}
+
+/* The condition that names what is there: create it, or replace that very object. */
+static void condition(struct s3_cond *c, bool exists, const struct existing *there)
+{
+	c->kind = !exists ? S3_COND_CREATE : there->etag[0] ? S3_COND_MATCH : S3_COND_NONE;
+	c->etag = there->etag;
+}
+
+/* A PUT's failure that means another writer came first: look again and decide again. */
+static bool lost_race(const struct s3_error *e, const struct s3_cond *c)
+{
+	return e->http_status == 412 || e->http_status == 409 ||
+	       (e->http_status == 404 && c->kind == S3_COND_MATCH);
+}
+
+/*
+ * The rounds: *exists and there say what the next PUT goes over, and
+ * after a write, what it went over; now is what a look showed.
+ */
+static int write_rounds(struct publish *p, struct s3_client *cl, const char *key, const void *buf,
+			size_t size, const struct existing *mine, bool *exists,
+			struct existing *there, enum publish_outcome *out, char *err,
+			size_t err_size)
+{
+	bool honoured = conditions_honoured(p, cl), now_exists;
+	struct existing now;
+	struct s3_error e;
+	struct s3_cond c;
+	int ret;
+
+	/* Where conditions are ignored, decide by what is there now, just before writing. */
+	if (!honoured) {
+		if ((ret = look_again(cl, key, there, exists, &e)))
+			goto fail;
+		if (settled(mine, there, *exists, out))
+			return 0;
+	}
+	for (int round = 0; round < PUBLISH_ROUNDS; round++) {
+		condition(&c, *exists, there);
+		ret = put_object(cl, key, buf, size, mine, &c, &e);
+		if (ret && !lost_race(&e, &c))
+			goto fail;
+		if (!ret && honoured) {
+			*out = PUBLISH_WRITTEN;
+			return 0;
+		}
+		/* 409: a conditional write of another is under way; give it time. */
+		if (ret && e.http_status == 409)
+			usleep(50000u << round);
+		/* Lost, or (conditions ignored) written: read back what is there now. */
+		if ((ret = look_again(cl, key, &now, &now_exists, &e)))
+			goto fail;
+		/* Ours (or the same bytes): there still says what it went over. */
+		if (now_exists && now.valid && !strcmp(now.sha, mine->sha)) {
+			*out = PUBLISH_WRITTEN;
+			return 0;
+		}
+		*there = now;
+		*exists = now_exists;
+		if (settled(mine, there, *exists, out))
+			return 0;
+	}
+	snprintf(err, err_size, "%s/%s: other writers kept changing it (%d rounds): not written",
+		 p->url, key, PUBLISH_ROUNDS);
+	return -EAGAIN;
+fail:
+	key_error(p, key, &e, err, err_size);
+	return ret;
+}
+
+int publish_write(struct publish *p, const char *key, const void *buf, size_t size,
+		  const struct existing *mine, bool *exists, struct existing *there,
+		  enum publish_outcome *out, char *err, size_t err_size)
+{
+	struct s3_client *cl = borrow(p);
 	int ret;
 
 	if (!cl) {
 		snprintf(err, err_size, "%s/%s: out of memory", p->url, key);
 		return -ENOMEM;
 	}
-	snprintf(m.holds, sizeof(m.holds), "%s", level_name[ex->level]);
-	memcpy(m.sha256, ex->sha, sizeof(m.sha256));
-	snprintf(m.version, sizeof(m.version), "lidiagen %s", LIDIA_VERSION_STRING);
-	ret = s3_put(cl, key, buf, size, &m, &e);
+	ret = write_rounds(p, cl, key, buf, size, mine, exists, there, out, err, err_size);
 	give_back(p, cl);
-	if (ret)
-		key_error(p, key, &e, err, err_size);
 	return ret;
 }

@@ -67,8 +67,35 @@ bool publish_listed_same(const struct publish *p, const char *key, const void *b
 int publish_probe(struct publish *p, const char *key, struct existing *ex, bool *exists, char *err,
 		  size_t err_size);
 
-/* PUT the file's bytes at key, with what it holds (ex, sha included) as metadata. */
-int publish_put(struct publish *p, const char *key, const void *buf, size_t size,
-		const struct existing *ex, char *err, size_t err_size);
+/* What became of a write (publish_write). */
+enum publish_outcome {
+	PUBLISH_WRITTEN,    /* the bytes are there */
+	PUBLISH_KEPT_MORE,  /* another publisher's object, holding more, came meanwhile: left */
+	PUBLISH_KEPT_EQUAL, /* another's, holding as much, came meanwhile: left (the first stays) */
+};
+
+/* The rounds of look-again-and-decide-again before a write gives up. */
+#define PUBLISH_ROUNDS 5
+
+/*
+ * PUT the file's bytes at key, with what it holds (mine, sha included) as
+ * metadata, over what was seen there (*exists; there: what it holds, its
+ * ETag), and only over that: If-None-Match: * where nothing was, If-Match
+ * with its ETag where something was. When another publisher came first
+ * (412, 409, or 404 for If-Match), the key is looked at again and decided
+ * again: an object there holding as much as mine is kept (*out says so,
+ * and there says what it holds), else mine is put over it on the same
+ * terms, at most PUBLISH_ROUNDS times (*exists and there then say what
+ * it went over). Where the server ignores the
+ * conditions (found once per run, publish_notice), the key is read just
+ * before the PUT and after it, and the PUT made again if a weaker object
+ * took its place. On failure a negative errno and one line in err.
+ */
+int publish_write(struct publish *p, const char *key, const void *buf, size_t size,
+		  const struct existing *mine, bool *exists, struct existing *there,
+		  enum publish_outcome *out, char *err, size_t err_size);
+
+/* Once per run, what to say of the server (it ignores conditional writes): true and buf. */
+bool publish_notice(struct publish *p, char *buf, size_t size);
 
 #endif

@@ -37,6 +37,7 @@ struct up_file {
 	enum up_status status;
 	bool existed;	     /* something was at the key */
 	struct existing now; /* what the file holds */
+	const char *why;     /* exists because another publisher came meanwhile: why */
 	char *message;	     /* -v line, or the error */
 	bool not_sent;	     /* publishing stopped before it: report() says so once */
 };
@@ -214,12 +215,25 @@ static void upload_one(struct upload *u, struct up_file *f)
 	free(buf);
 }
 
-/* Uploaded, or over what was there (ex), unless a dry run. */
+/* Once per run: the server ignores conditional writes (publish.c found out). */
+static void say_notice(struct publish *p)
+{
+	char msg[2048], *line, *save;
+
+	if (!publish_notice(p, msg, sizeof(msg)))
+		return;
+	for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		warning(NULL, "%s", line);
+}
+
+/* Uploaded, or over what was there (ex), unless a dry run or another publisher came first. */
 static void send_file(struct upload *u, struct up_file *f, const struct existing *ex,
 		      const char *path, const void *buf, size_t size)
 {
 	const struct upload_opts *o = u->o;
 	const char *url = publish_url(o->bucket);
+	struct existing there = *ex;
+	enum publish_outcome out;
 	char err[1024];
 	int ret;
 
@@ -229,15 +243,26 @@ static void send_file(struct upload *u, struct up_file *f, const struct existing
 		    path, level_name[f->now.level]);
 		return;
 	}
-	if ((ret = publish_put(o->bucket, f->key, buf, size, &f->now, err, sizeof(err)))) {
+	ret = publish_write(o->bucket, f->key, buf, size, &f->now, &f->existed, &there, &out, err,
+			    sizeof(err));
+	say_notice(o->bucket);
+	if (ret) {
 		f->status = UP_FAILED;
 		f->not_sent = ret == -ECANCELED;
 		say(f, "%s", err);
+	} else if (out != PUBLISH_WRITTEN) {
+		f->status = UP_EXISTS;
+		f->why = out == PUBLISH_KEPT_MORE
+				 ? "a stronger object was published meanwhile"
+				 : "an object holding as much was published meanwhile";
+		say(f, "exists %s/%s: kept: %s (it has %s)", url, f->key, f->why,
+		    level_name[there.level]);
 	} else {
+		f->status = f->existed ? UP_REPLACED : UP_UPLOADED;
 		say(f, "%s/%s <- %s (%s)%s", url, f->key, path, level_name[f->now.level],
-		    !f->existed ? ""
-		    : ex->valid ? " (replaced: it had less)"
-				: " (replaced: not written by lidiagen)");
+		    !f->existed	  ? ""
+		    : there.valid ? " (replaced: it had less)"
+				  : " (replaced: not written by lidiagen)");
 	}
 }
 
@@ -267,6 +292,10 @@ static void print_entry(FILE *f, const struct upload *u, const struct up_file *e
 			level_name[e->now.level], e->now.counts.functions,
 			e->now.counts.inline_ranges, e->now.counts.line_rows, e->now.size,
 			e->now.sha);
+	if (e->why) {
+		fputs(",\"reason\":", f);
+		json_string(f, e->why, strlen(e->why));
+	}
 	if (e->status == UP_FAILED || e->status == UP_PENDING) {
 		fputs(",\"error\":", f);
 		json_string(f, e->message ? e->message : "", e->message ? strlen(e->message) : 0);

@@ -5,7 +5,9 @@
  * file names, so no input can steer a write outside the output tree. The
  * one temp-then-rename writer (lidia_store_write_file) writes every file,
  * outputs and the command's state and manifest alike, and keeps a registry
- * of its live temporary files for a signal handler to remove.
+ * of its live temporary files for a signal handler to remove. A key's lock
+ * (lidia_store_lock) lets writers of one tree, in any process, decide and
+ * rename one at a time.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -313,6 +315,84 @@ int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+/*
+ * A key's lock: an flock on ".<name>.tmp.locked" beside it. Named as a
+ * temporary file so that every reader of a tree passes it over, the
+ * cleaner removes one a killed run left (no one holds its flock), and the
+ * signal handler removes ours; the holder removes it before letting go.
+ * A name that no longer leads to the file locked (removed by its holder
+ * or a cleaner meanwhile) is opened again.
+ */
+struct lidia_store_lock {
+	struct temp *t;
+	int fd;
+};
+
+static int lock_open(struct temp *t)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat mine, named;
+		int fd = open(t->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (fd < 0)
+			return -errno;
+		while (flock(fd, LOCK_EX) && errno == EINTR)
+			;
+		if (!fstat(fd, &mine) && !stat(t->path, &named) && mine.st_ino == named.st_ino &&
+		    mine.st_dev == named.st_dev)
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
+int lidia_store_lock(struct lidia_store_lock **out, const char *dir, const char *key)
+{
+	struct lidia_store_lock *l = calloc(1, sizeof(*l));
+	const char *base;
+	char path[PATH_MAX];
+	int n, err;
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, key);
+	base = strrchr(path, '/') + 1;
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    snprintf(NULL, 0, "%.*s.%s.tmp.locked", (int)(base - path), path, base) >= PATH_MAX) {
+		free(l);
+		return -ENAMETOOLONG;
+	}
+	if ((err = make_parents(path)) || !(l->t = temp_take())) {
+		free(l);
+		return err ? err : -ENOMEM;
+	}
+	snprintf(l->t->path, sizeof(l->t->path), "%.*s.%s.tmp.locked", (int)(base - path), path,
+		 base);
+	l->t->owner = getpid();
+	/* Registered before it exists: a signal meanwhile removes at most a name not yet made. */
+	atomic_store(&l->t->state, TEMP_LIVE);
+	if ((l->fd = lock_open(l->t)) < 0) {
+		err = l->fd;
+		atomic_store(&l->t->state, TEMP_FREE);
+		free(l);
+		return err;
+	}
+	*out = l;
+	return 0;
+}
+
+void lidia_store_unlock(struct lidia_store_lock *l)
+{
+	if (!l)
+		return;
+	/* Removed while still held: a waiter then finds the name gone, and makes it again. */
+	unlink(l->t->path);
+	atomic_store(&l->t->state, TEMP_FREE);
+	close(l->fd);
+	free(l);
 }
 
 struct store_src {

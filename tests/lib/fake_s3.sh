@@ -7,6 +7,7 @@
 #   fake_s3_faults JSON         replace its fault plan
 #   fake_s3_clear_log           forget the requests so far
 #   fake_s3_count METHOD [PATH_PREFIX]   requests of METHOD since the last clear
+#                               (but the probes of conditional writes: publish.c)
 #   fake_s3_object BUCKET KEY OUT        the stored bytes of an object (exit 1: none)
 #   fake_s3_meta BUCKET KEY     its metadata as JSON
 #   fake_s3_put BUCKET KEY FILE [HEADER...]  store an object as another tool would
@@ -70,7 +71,8 @@ fake_s3_count() {
 import json, sys
 m, prefix = sys.argv[1], sys.argv[2]
 print(sum(1 for r in json.load(sys.stdin)
-          if r.get("method") == m and not r.get("imds") and r.get("path", "").startswith(prefix)))
+          if r.get("method") == m and not r.get("imds") and r.get("path", "").startswith(prefix)
+          and "/.lidiagen-probe/" not in r.get("path", "")))
 ' "$1" "${2:-/}"
 }
 

@@ -18,6 +18,7 @@
 #   s3rver_count METHOD         requests of METHOD (GET, PUT, HEAD, ...) the
 #                               server answered since the last mark
 #   s3rver_requests [METHOD]    those requests, one "METHOD PATH STATUS" a line
+#                               (but the probes of conditional writes, publish.c)
 #   s3_env HOME_DIR             export an AWS environment that reaches nothing
 #                               but this server: s3rver's own credentials, no
 #                               config or credentials files, no instance metadata
@@ -172,7 +173,8 @@ s3rver_requests() {
 	local method=${1:-[A-Z]+}
 	_s3rver_settle
 	tail -n +$((_s3rver_mark_line + 1)) "$S3RVER_LOG" | sed 's/\x1b\[[0-9;]*m//g' |
-		grep -E "^[a-z]+: +$method /" | sed -E 's/^[a-z]+: +([A-Z]+) ([^ ]*) ([0-9]+).*/\1 \2 \3/'
+		grep -E "^[a-z]+: +$method /" | sed -E 's/^[a-z]+: +([A-Z]+) ([^ ]*) ([0-9]+).*/\1 \2 \3/' |
+		grep -v '/\.lidiagen-probe/' # the probe of conditional writes (publish.c)
 }
 
 s3rver_count() {

@@ -54,7 +54,8 @@ Control API (no authentication, not logged):
   GET  /_control/meta/B/K    JSON {"x-amz-meta-NAME": value, ...} (lower case)
 A log record: {"method", "path" (raw), "query", "bucket", "key", "status",
 "code", "bytes_in", "signed_headers", "content_type", "meta", "access_key",
-"token" (one was sent), "expect", "imds", "time", "path_canonical"}, also
+"token" (one was sent), "expect", "imds", "time", "path_canonical",
+"if_none_match", "if_match" (the conditions sent, or null)}, also
 appended as a JSON line to --log. The signature is checked over the path as
 sent, as S3 does; "path_canonical" tells whether that path is the key as
 SigV4's UriEncode writes it (RFC 3986 unreserved characters bare, all else
@@ -66,7 +67,7 @@ Faults (a count N: the next N S3 requests that passed authentication):
   internal_error N            500 InternalError
   stall N, stall_seconds S    sleep S (default 60) before answering, sending
                               nothing (a 100 Continue may have gone already)
-  reset_put N                 the next N PUTs (before any check): read half
+  reset_put N                 the next N PUTs with a body (before any check): read half
                               the body, then reset the connection (RST)
   deny true                   every S3 request: 403 AccessDenied
   expire_token true           requests with a session token: 400 ExpiredToken
@@ -86,6 +87,19 @@ Faults (a count N: the next N S3 requests that passed authentication):
   stall_body N                the next N answers: a status line, then
                               nothing for stall_seconds, then closed
   trickle N                   the next N answers sent a byte a second
+  conflict N                  the next N conditional PUTs: 409
+                              ConditionalRequestConflict, nothing written
+  plant N, plant_from B/K     the next N PUTs: the object at B/K copied to
+                              the PUT's key first, as if another publisher
+                              had just written it (then the conditions apply)
+  vanish N                    the next N PUTs: the key deleted first
+  race_id NAME                conflict, plant and vanish only touch PUTs of
+                              keys ending in /NAME (a build ID, say)
+Conditional writes, as AWS documents them, the check and the write atomic
+(under the state's lock): PUT with If-None-Match: * on an existing key, or
+If-Match: ETAG naming another ETag, 412 PreconditionFailed; If-Match on a
+missing key 404 NoSuchKey. --ignore-conditions ignores both headers, as
+s3rver does. DELETE /b/k removes an object (204, also when missing).
 ListObjectsV2 pages hold at most --page-size keys (default 1000), with
 continuation tokens. HEAD /BUCKET is HeadBucket: 200, or 404 for a bucket that does not exist.
 
@@ -125,6 +139,7 @@ FAULT_KEYS = ('slowdown', 'retry_after', 'status_429', 'internal_error',
               'reset_put', 'stall', 'stall_seconds', 'deny', 'expire_token',
               'corrupt_body', 'clock_offset', 'bad_list', 'bad_list_body',
               'bad_put', 'close', 'stall_body', 'trickle')
+FAULT_KEYS += ('conflict', 'plant', 'plant_from', 'vanish', 'race_id')  # conditional writes
 PAGE_SIZE = [1000]  # --page-size
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 # S3's status and message for each error code we give.
@@ -146,6 +161,8 @@ NotImplemented 501 A header you provided implies functionality that is not imple
 SlowDown 503 Please reduce your request rate.
 TooManyRequests 429 Please reduce your request rate.
 InternalError 500 We encountered an internal error. Please try again.
+PreconditionFailed 412 At least one of the pre-conditions you specified did not hold
+ConditionalRequestConflict 409 A conflicting conditional operation is currently in progress against this resource. Please try again.
 """.strip().splitlines())}
 
 
@@ -530,8 +547,11 @@ class Handler(BaseHTTPRequestHandler):
                'token': False, 'expect': self.headers.get('Expect'),
                'imds': False, 'time': time.time(),
                'path_canonical': raw_path == canonical_path(bucket, key)}
+        rec['if_none_match'] = self.headers.get('If-None-Match')
+        rec['if_match'] = self.headers.get('If-Match')
         try:
-            if self.command == 'PUT' and self.state.take_fault('reset_put'):
+            if (self.command == 'PUT' and self.headers.get('Content-Length', '0') != '0'
+                    and self.state.take_fault('reset_put')):
                 length = int(self.headers.get('Content-Length') or 0)
                 rec['bytes_in'] = len(self.rfile.read(length // 2))
                 rec['code'] = 'fault:reset_put'
@@ -638,15 +658,45 @@ class Handler(BaseHTTPRequestHandler):
             if not key or query:
                 raise S3Error('NotImplemented', what)
             if self.command == 'PUT':
+                self.check_conditions(bucket, key)
                 bucket[key] = obj = Obj(body, self.headers.get(
                     'Content-Type', 'binary/octet-stream'),
                     meta_headers(self.headers))
                 return 200, b'', [('ETag', obj.etag)], None
+            if self.command == 'DELETE':
+                bucket.pop(key, None)
+                return 204, b'', [], None
             if self.command in ('GET', 'HEAD'):
                 if key not in bucket:
                     raise S3Error('NoSuchKey')
                 return 200, bucket[key].body, object_headers(bucket[key]), None
         raise S3Error('NotImplemented', what)
+
+    def check_conditions(self, bucket, key):
+        """A PUT's If-None-Match and If-Match (the caller holds the lock)."""
+        state, none = self.state, self.headers.get('If-None-Match')
+        match = self.headers.get('If-Match')
+        race_id = state.faults.get('race_id')
+        if race_id and not key.endswith('/' + race_id):
+            race_id = False  # the faults below are for another key
+        if race_id is not False and state.faults.get('plant', 0) > 0:
+            state.faults['plant'] -= 1
+            src, _, src_key = state.faults.get('plant_from', '').partition('/')
+            bucket[key] = state.buckets[src][src_key]
+        if race_id is not False and state.faults.get('vanish', 0) > 0:
+            state.faults['vanish'] -= 1
+            bucket.pop(key, None)
+        if state.args.ignore_conditions or (none is None and match is None):
+            return
+        if race_id is not False and state.faults.get('conflict', 0) > 0:
+            state.faults['conflict'] -= 1
+            raise S3Error('ConditionalRequestConflict')
+        if none is not None and none.strip() == '*' and key in bucket:
+            raise S3Error('PreconditionFailed', extra=[('Condition', 'If-None-Match')])
+        if match is not None and key not in bucket:
+            raise S3Error('NoSuchKey')
+        if match is not None and match.strip() != bucket[key].etag:
+            raise S3Error('PreconditionFailed', extra=[('Condition', 'If-Match')])
 
     # ---- control API
 
@@ -761,6 +811,8 @@ def parse_args(argv):
     p.add_argument('--page-size', type=int, default=1000,
                    help='the most keys a ListObjectsV2 page holds')
     p.add_argument('--max-skew-seconds', type=float, default=900)
+    p.add_argument('--ignore-conditions', action='store_true',
+                   help='ignore If-None-Match and If-Match, as s3rver does')
     p.add_argument('--verbose', action='store_true',
                    help='log each request to standard error')
     args = p.parse_args(argv)

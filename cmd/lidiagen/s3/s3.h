@@ -127,6 +127,7 @@ struct s3_head {
 	bool exists;
 	bool ours; /* it carries our metadata (lidiagen wrote it) */
 	uint64_t size;
+	char etag[80];	     /* as sent, quotes and all: what an If-Match names */
 	struct s3_meta meta; /* when ours */
 };
 
@@ -146,12 +147,27 @@ void s3_client_take_stats(struct s3_client *cl, struct s3_stats *st);
 int s3_head(struct s3_client *cl, const char *key, struct s3_head *h, struct s3_error *err);
 
 /*
+ * A PUT's condition (S3's conditional writes): none, create only
+ * (If-None-Match: *, 412 when the key exists), or replace only the object
+ * with this ETag (If-Match, 412 when it differs, 404 when there is none).
+ * A conditional PUT may also meet 409 ConditionalRequestConflict.
+ */
+struct s3_cond {
+	enum { S3_COND_NONE, S3_COND_CREATE, S3_COND_MATCH } kind;
+	const char *etag; /* S3_COND_MATCH's, quotes and all */
+};
+
+/*
  * PUT of one object, whole in one request (no reader ever sees half of
  * it), with its metadata, Content-MD5 and x-amz-content-sha256, which the
- * server checks. Negative errno and err on failure.
+ * server checks (meta NULL: none), and the condition cond (NULL: none). Negative errno and
+ * err on failure (err->http_status 412, 409 or 404: the condition's).
  */
 int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
-	   const struct s3_meta *meta, struct s3_error *err);
+	   const struct s3_meta *meta, const struct s3_cond *cond, struct s3_error *err);
+
+/* DELETE of key (404 is no error: it is gone). Negative errno and err on failure. */
+int s3_delete(struct s3_client *cl, const char *key, struct s3_error *err);
 
 /* One object of a listing: its key (under the config's prefix, without it), ETag, size. */
 struct s3_listed {

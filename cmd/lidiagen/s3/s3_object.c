@@ -5,7 +5,9 @@
  * it) and, with temporary credentials, x-amz-security-token; a PUT also
  * carries Content-MD5, the checksum every S3-compatible server checks,
  * and our metadata: what the object holds, its sha256, its counts and the
- * producing version, so that a later run decides from a HEAD alone.
+ * producing version, so that a later run decides from a HEAD alone. A
+ * PUT may be conditional (S3's If-None-Match and If-Match), so that of two
+ * publishers of one key neither overwrites what it has not seen.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +22,8 @@ static bool add_meta_headers(struct curl_slist **list, const struct s3_meta *m)
 {
 	char n[3][24];
 
+	if (!m)
+		return true; /* the probe's empty object (publish.c) */
 	snprintf(n[0], sizeof(n[0]), "%" PRIu64, m->functions);
 	snprintf(n[1], sizeof(n[1]), "%" PRIu64, m->inline_ranges);
 	snprintf(n[2], sizeof(n[2]), "%" PRIu64, m->line_rows);
@@ -70,8 +74,17 @@ int s3_check_bucket(struct s3_client *cl, struct s3_error *err)
 	return e;
 }
 
+static bool add_cond_header(struct curl_slist **list, const struct s3_cond *cond)
+{
+	if (!cond || cond->kind == S3_COND_NONE)
+		return true;
+	if (cond->kind == S3_COND_CREATE)
+		return s3_add_header(list, "If-None-Match", "*");
+	return s3_add_header(list, "If-Match", cond->etag);
+}
+
 int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
-	   const struct s3_meta *meta, struct s3_error *err)
+	   const struct s3_meta *meta, const struct s3_cond *cond, struct s3_error *err)
 {
 	struct s3_request r = { .method = "PUT", .key = key, .body = data, .len = len };
 	char sha[65], md5[25];
@@ -87,8 +100,24 @@ int s3_put(struct s3_client *cl, const char *key, const void *data, size_t len,
 	 */
 	if (s3_add_auth_headers(cl->c, &r.headers, sha) &&
 	    s3_add_header(&r.headers, "Content-Type", "application/octet-stream") &&
-	    s3_add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta))
+	    s3_add_header(&r.headers, "Content-MD5", md5) && add_meta_headers(&r.headers, meta) &&
+	    add_cond_header(&r.headers, cond))
 		e = s3_request_send(cl, &r, err);
+	s3_request_done(&r);
+	s3_curl.slist_free_all(r.headers);
+	return e;
+}
+
+int s3_delete(struct s3_client *cl, const char *key, struct s3_error *err)
+{
+	struct s3_request r = { .method = "DELETE", .key = key };
+	int e = -ENOMEM;
+
+	memset(err, 0, sizeof(*err));
+	if (s3_add_auth_headers(cl->c, &r.headers, S3_EMPTY_SHA256))
+		e = s3_request_send(cl, &r, err);
+	if (e && err->http_status == 404)
+		e = 0;
 	s3_request_done(&r);
 	s3_curl.slist_free_all(r.headers);
 	return e;

@@ -212,6 +212,8 @@ static void meta_header(struct s3_head *h, const char *line, size_t len)
 	} else if (header_is(line, len, "content-length:")) {
 		header_value(line, len, 15, v, sizeof(v));
 		h->size = strtoull(v, NULL, 10);
+	} else if (header_is(line, len, "etag:")) {
+		header_value(line, len, 5, h->etag, sizeof(h->etag));
 	}
 }
 
@@ -282,6 +284,8 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 		s3_curl.easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_body);
 		s3_curl.easy_setopt(h, CURLOPT_SEEKDATA, r);
 		s3_curl.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
+	} else if (!strcmp(r->method, "DELETE")) {
+		s3_curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
 	}
 }
 

@@ -27,7 +27,7 @@ struct s3_client {
 
 /* A request and what came back of it. */
 struct s3_request {
-	const char *method; /* "HEAD", "PUT" or "GET" */
+	const char *method; /* "HEAD", "PUT", "GET" or "DELETE" */
 	const char *key;    /* laid out, without the prefix; NULL: the bucket itself */
 	const char *query;  /* of a request to the bucket: its parameters, in sorted order */
 	const char *expect; /* the root element a 2xx answer's body must have, or NULL */
