@@ -472,7 +472,10 @@ LIDIA_API bool lidia_store_template_valid(const char *key_template);
  */
 #define LIDIA_BUILD_ID_MIN 8
 
-/* True for a build ID that can become a key: lowercase hex, even length, 16 to 256 digits. */
+/*
+ * True for a build ID that can become a key: lowercase hex, even length, 16
+ * to 256 digits, and not degenerate (lidia_build_id_degenerate()).
+ */
 LIDIA_API bool lidia_store_build_id_valid(const char *hex);
 
 /*

@@ -86,3 +86,35 @@ if (cd "$w/trap" && gcc -O2 -g -gsplit-dwarf -c -o split.o "$w/prog.c" 2>"$w/cc.
 else
 	not_ok "split DWARF: the test program builds" "$(cat "$w/cc.err")"
 fi
+
+# ---- an index's paths: what is there now is opened only if it is a regular file ----------
+mkdir -p "$w/ix/dist"
+if gcc -O2 -g -Wl,--build-id -o "$w/ix/dist/app" "$w/prog.c" 2>"$w/cc.err" &&
+	(cd "$w/ix" && "$L" index -q -r dist -o index.jsonl 2>"$w/ix.err"); then
+	# The file becomes a FIFO, and the index is edited to describe the FIFO as it stands.
+	rm -f "$w/ix/dist/app" && mkfifo "$w/ix/dist/app"
+	mt=$(stat -c %Y "$w/ix/dist/app")
+	"$PYTHON" - "$w/ix/index.jsonl" "$mt" <<'PY'
+import json, sys
+path, mtime = sys.argv[1], int(sys.argv[2])
+out = []
+for line in open(path):
+    rec = json.loads(line)
+    if "size" in rec and "type" in rec:
+        rec["size"], rec["mtime_ns"] = 0, mtime * 1000000000
+    out.append(json.dumps(rec, separators=(",", ":")))
+open(path, "w").write("\n".join(out) + "\n")
+PY
+	rm -rf "$w/ix/out"
+	(cd "$w/ix" && timeout 30 "$L" --index index.jsonl -o out >"$w/run.out" 2>"$w/run.err" </dev/null)
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "dist/app: .*not a regular file" "$w/run.err"; then
+		ok "an index naming what is now a FIFO: not opened, one line naming it, exit 1"
+	else
+		not_ok "an index naming what is now a FIFO: not opened, one line naming it, exit 1" \
+			"exit $rc$([ "$rc" -eq 124 ] && echo ': hung, killed after 30 s')" \
+			"$(first_lines 5 "$w/run.err")"
+	fi
+else
+	not_ok "index: the test program builds and is indexed" "$(cat "$w/cc.err" "$w/ix.err" 2>/dev/null)"
+fi

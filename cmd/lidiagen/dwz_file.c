@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dwz_file.h"
+#include "open_regular.h"
 
 static bool elf_is_dwz(Elf *e)
 {
@@ -47,7 +48,7 @@ bool dwz_file(const char *path, const void *data, size_t size)
 	elf_version(EV_CURRENT);
 	if (data)
 		e = elf_memory((char *)data, size);
-	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+	else if ((fd = open_regular(path)) >= 0)
 		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	else
 		return false;

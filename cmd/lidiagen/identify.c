@@ -19,6 +19,7 @@
 #include "dwz_file.h"
 #include "guard.h"
 #include "index.h"
+#include "open_regular.h"
 #include "part_key.h"
 #include "sha256.h"
 #include "usage.h"
@@ -97,7 +98,7 @@ static enum skip_reason type_reason(const char *path, const unsigned char *data,
 
 	if (data && size >= sizeof(h)) {
 		memcpy(h, data, sizeof(h));
-	} else if (data || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	} else if (data || (fd = open_regular(path)) < 0) {
 		return SKIP_NOT_PROGRAM;
 	} else {
 		ssize_t n = pread(fd, h, sizeof(h), 0);
@@ -325,9 +326,9 @@ static void identify_input(void *arg)
 		free(t);
 		return;
 	}
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(t->path);
 	if (fd < 0) {
-		input_problem(b, t->path, strerror(errno));
+		input_problem(b, t->path, open_regular_error(fd));
 	} else {
 		kind = identify_fd(t, fd);
 		close(fd);

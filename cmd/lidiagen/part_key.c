@@ -7,13 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "open_regular.h"
 #include "part_key.h"
 #include "sha256.h"
 
 /* The SHA-256 fallback of the file at path, its bytes read whole; false when unreadable. */
 static bool file_sha(const char *path, char sha[65])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	struct stat st;
 	void *buf = NULL;
 	bool ok = false;

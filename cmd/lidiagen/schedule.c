@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "open_regular.h"
 
 struct convert_task {
 	struct batch *b;
@@ -203,7 +204,7 @@ static void stream_archive(void *arg)
 	ao.elf_member = capture_member;
 	ao.want_member = capture_want;
 	ao.ctx = &c;
-	fd = open(s->inputs[t->input].path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(s->inputs[t->input].path);
 	bytes = s->inputs[t->input].size; /* streamed to its end */
 	if (fd >= 0) {
 		lidia_archive_walk_fd(fd, s->inputs[t->input].path, &ao, NULL);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <nettle/sha2.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sha256.h"
@@ -35,11 +36,19 @@ int sha256_file(const char *path, char out[65])
 	enum { CHUNK = 1 << 18 };
 	struct sha256_ctx c;
 	unsigned char *buf;
+	struct stat st;
+	int err;
 	/* Not blocking: a FIFO where a file was (an index's path, say) must not hang the run. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return -errno;
+	/* Only a regular file's bytes are hashed. */
+	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
 	if (!(buf = malloc(CHUNK))) {
 		close(fd);
 		return -ENOMEM;
@@ -51,8 +60,7 @@ int sha256_file(const char *path, char out[65])
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int err = -errno;
-
+			err = -errno;
 			close(fd);
 			free(buf);
 			return err;

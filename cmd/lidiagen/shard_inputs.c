@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "batch_internal.h"
+#include "open_regular.h"
 #include "sha256.h"
 
 void input_opened(struct batch *b, size_t input, uint64_t bytes)
@@ -32,6 +33,12 @@ static bool unchanged(struct batch *b, size_t input, char *why, size_t why_size)
 
 	if (stat(in->path, &st)) {
 		snprintf(why, why_size, "indexed, but now %s", strerror(errno));
+		return false;
+	}
+	/* An index names paths: what is there now is opened only if it is a regular file. */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, why_size, "indexed, but now %s",
+			 open_regular_error(OPEN_NOT_REGULAR));
 		return false;
 	}
 	if ((uint64_t)st.st_size != in->size) {

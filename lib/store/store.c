@@ -43,7 +43,8 @@ bool lidia_store_build_id_valid(const char *hex)
 	for (size_t i = 0; i < n; i++)
 		if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
 			return false;
-	return true;
+	/* All zeros or all 0xff: two programs share it, so no key (a library user's either). */
+	return !lidia_build_id_degenerate(hex);
 }
 
 bool lidia_store_tenant_valid(const char *t)

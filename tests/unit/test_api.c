@@ -139,6 +139,12 @@ static void store_opts(void)
 
 	err = lidia_store_key(key, sizeof(key), ID, NULL);
 	CHECK(!err && !strcmp(key, "symbolizer/anonymous/" ID), "store: NULL opts: %s", key);
+	CHECK(lidia_store_key(key, sizeof(key), "0000000000000000000000000000000000000000", NULL) ==
+			      LIDIA_E_BAD_KEY &&
+		      lidia_store_key(key, sizeof(key), "ffffffffffffffffffffffffffffffff", NULL) ==
+			      LIDIA_E_BAD_KEY &&
+		      !lidia_store_build_id_valid("ffffffffffffffff"),
+	      "store: an all-zero or all-0xff build ID is no key (two programs would share it)");
 
 	memset(&u, 0, sizeof(u));
 	u.o.sz = sizeof(u);
