@@ -6,6 +6,7 @@
 #ifndef LIDIAGEN_CLI_H
 #define LIDIAGEN_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -19,6 +20,17 @@ int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+
+/*
+ * Before a command publishes: libcurl is told not to touch signals
+ * (CURLOPT_NOSIGNAL: threads), and OpenSSL writes to its sockets with
+ * write(2), so a server that closes a TLS connection must not kill the run
+ * with SIGPIPE. The command's own choice for the process, never publish.c's.
+ */
+static inline void ignore_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
 
 /* lidia_reader_open() of path, its CRCs checked or not. */
 static inline int open_reader(struct lidia_reader **r, const char *path, bool check_crc)

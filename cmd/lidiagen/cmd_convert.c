@@ -300,6 +300,7 @@ static int open_bucket(struct batch_opts *o)
 	char err[1024];
 	bool usage;
 
+	ignore_sigpipe();
 	if (!publish_open(&o->bucket, o->out_dir, &o->s3, err, sizeof(err), &usage)) {
 		o->out_dir = publish_url(o->bucket); /* s3://BUCKET/PREFIX, as messages name it */
 		if (verbosity >= 2)

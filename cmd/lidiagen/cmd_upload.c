@@ -217,6 +217,7 @@ int cmd_upload(int argc, char **argv)
 		return usage_error("upload", "'%s' is not s3://BUCKET[/PREFIX]", argv[optind + 1]);
 	if ((ret = check_paths(&u)) >= 0)
 		return ret;
+	ignore_sigpipe();
 	if (publish_open(&u.bucket, argv[optind + 1], &s3, err, sizeof(err), &usage)) {
 		if (usage)
 			return usage_error("upload", "%s", err);

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +112,6 @@ int publish_open(struct publish **out, const char *url, const struct s3_override
 	*usage = false;
 	if (!p)
 		return -ENOMEM;
-	/*
-	 * libcurl is told not to touch signals (CURLOPT_NOSIGNAL: threads), so a
-	 * peer that closes a TLS connection must not kill the run with SIGPIPE.
-	 */
-	signal(SIGPIPE, SIG_IGN);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->cond_lock, NULL);
 	if ((ret = s3_config_load(&p->cfg, url, ov, err, err_size))) {
