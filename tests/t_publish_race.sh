@@ -11,9 +11,11 @@
 # is tried again, an If-Match on a key deleted meanwhile becomes a create,
 # and an object holding as much is kept, not replaced. The DWARF object is
 # proven the line-level one by llvm-symbolizer on the same binary.
+# tests/t_s3rver_race.sh races the same jobs against s3rver itself.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 . "$TESTS_LIB/fake_s3.sh"
+. "$TESTS_LIB/race.sh"
 
 L=$LIDIAGEN
 w=$(scratch work)
@@ -50,52 +52,8 @@ else
 		"llvm-symbolizer: $want" "dwarf: $(got_frames "$w/dw/$key")" "symbols: $(got_frames "$w/sym/$key")"
 fi
 
-# status_of MANIFEST: the build ID's status, and its reason if any.
-status_of() {
-	sed -n '/"build_id"/{s/.*"status":"\([^"]*\)".*/\1/p;q}' "$1" 2>/dev/null | tr '\n' ' '
-	sed -n '/"build_id"/{s/.*"reason":"\([^"]*\)".*/\1/p;q}' "$1" 2>/dev/null
-}
-
-# race_round DIR OUT ARGS...: the two jobs at once, each after a random
-# offset of up to SPREAD ms, writing OUT; their exit codes and manifests in DIR.
+# The jobs start up to SPREAD ms apart (tests/lib/race.sh).
 SPREAD=150
-race_round() {
-	local d=$1 out=$2
-	shift 2
-	mkdir -p "$d"
-	local a b
-	(sleep "0.$(printf %03d $((RANDOM % SPREAD)))"
-		"$L" -q -j 1 "${SYM[@]}" -o "$out" --manifest "$d/sym.json" "$@" >"$d/sym.err" 2>&1
-		echo $? >"$d/sym.rc") &
-	a=$!
-	(sleep "0.$(printf %03d $((RANDOM % SPREAD)))"
-		"$L" -q -j 1 "${DW[@]}" -o "$out" --manifest "$d/dw.json" "$@" >"$d/dw.err" 2>&1
-		echo $? >"$d/dw.rc") &
-	b=$!
-	wait "$a" "$b" # not the servers
-}
-
-# judge_round DIR SHA CREATED: why the round is wrong ("" if right). SHA:
-# the object's there; CREATED: the manifests' word for a new key. The
-# manifests must tell one story: never both created it; the symbols job
-# either kept what was there or was replaced by the DWARF job.
-judge_round() {
-	local d=$1 sha=$2 created=$3 s dws why=""
-	s=$(status_of "$d/sym.json") dws=$(status_of "$d/dw.json")
-	[ "$(cat "$d/sym.rc")" = 0 ] || why="$why symbols job exit $(cat "$d/sym.rc"): $(head -3 "$d/sym.err");"
-	[ "$(cat "$d/dw.rc")" = 0 ] || why="$why DWARF job exit $(cat "$d/dw.rc"): $(head -3 "$d/dw.err");"
-	[ "$sha" = "$shaD" ] || why="$why the object there is ${sha:-none}, not the DWARF job's;"
-	case $s in
-	"$created "*) [ "${dws%% *}" = replaced ] || why="$why both created it ($s / $dws);" ;;
-	exists* | kept*) ;;
-	*) why="$why symbols job: '$s';" ;;
-	esac
-	case $dws in
-	"$created "* | replaced*) ;;
-	*) why="$why DWARF job: '$dws';" ;;
-	esac
-	printf '%s' "$why"
-}
 
 # race_bucket LABEL: ROUNDS rounds on the fake started last, each at a new prefix.
 race_bucket() {

@@ -23,7 +23,10 @@
 #    too large, unknown fields, records out of place, NUL bytes, a line of
 #    2 MiB, an empty file, a slice, another --fallback-key) and bad merges
 #    (another version, a slice missing or given twice, an input in two
-#    slices) are one line on stderr and exit 1, with nothing written;
+#    slices, slices of another run: another tree, --include, --exclude,
+#    -r, --fallback-key, limits) are one line on stderr and exit 1, with
+#    nothing written; slices of one run with its paths in another order
+#    merge into that run's index;
 #  - --reuse OLD: an unchanged tree gives the same bytes without reading an
 #    input; a touched input is taken by its SHA-256;
 #  - doc/sharding.md's GitHub Actions and Kubernetes steps, run as N local
@@ -121,7 +124,10 @@ else
 	not_ok "shard index: the plain run converts the tree" "exit $RC, $nref files" "$(first_lines 10 "$w/ref.err")"
 fi
 brun "$w/all" index -r dist -o "$w/all.idx" -j 2
-if [ "$RC" = 0 ] && head -n 1 "$w/all.idx" | grep -qx '{"lidia_index":2,"fallback_key":"none"}' &&
+# The run: the paths given (sorted, each ended by a NUL) hashed by sha256sum, the options canonical.
+run_sha=$(printf 'dist\0' | sha256sum | cut -c1-64)
+run_hdr='{"lidia_index":3,"fallback_key":"none","inputs":1,"inputs_sha256":"'$run_sha'","options":"-r --max-member-size=4294967296 --max-expansion=68719476736 --max-depth=4"}'
+if [ "$RC" = 0 ] && head -n 1 "$w/all.idx" | grep -qxF "$run_hdr" &&
 	grep -q '"kind":"debug"' "$w/all.idx" && grep -q '"members":\["data.tar.xz","./usr/bin/app4"\]' "$w/all.idx" &&
 	grep -q '"input":"dist/raw/app10.xz","members":\[\],"name":"app10.xz"' "$w/all.idx" &&
 	grep -q '"members":\["usr/bin/app11.gz"\],"name":"usr/bin/app11.gz"' "$w/all.idx" &&
@@ -290,11 +296,11 @@ cd "$w/fx" || exit 0
 
 h=$w/hostile
 mkdir -p "$h"
-hdr='{"lidia_index":2,"fallback_key":"none"}'
+hdr=$run_hdr
 in1='{"input":"dist/bin/app1","size":18736,"mtime_ns":1,"type":"elf"}'
 bid=0123456789abcdef0123456789abcdef01234567
 printf '%s\n' "$(head -n 1 "$w/all.idx")" "$(sed -n 3p "$w/all.idx" | head -c 60)" >"$h/truncated"
-sed '1s/"lidia_index":2/"lidia_index":3/' "$w/all.idx" >"$h/version"
+sed '1s/"lidia_index":3/"lidia_index":2/' "$w/all.idx" >"$h/version"
 printf '%s\n' "$hdr" '{"input":"dist/../../etc/passwd","size":1,"mtime_ns":1,"type":"elf"}' >"$h/dotdot"
 printf '%s\n' "$hdr" '{"input":"..","size":1,"mtime_ns":1,"type":"elf"}' >"$h/dotdot2"
 printf '%s\n' "$hdr" '{"input":"a","size":123456789012345678901234567890,"mtime_ns":1,"type":"elf"}' >"$h/huge"
@@ -310,8 +316,8 @@ printf '%s\n' "$hdr" '{"input":"a\u0000b","size":1,"mtime_ns":1,"type":"elf"}' >
 { echo "$hdr"; printf '{"input":"'; head -c 2100000 /dev/zero | tr '\0' a; printf '"}\n'; } >"$h/long"
 : >"$h/empty"
 echo 'hello' >"$h/notjson"
-printf '%s\n' '{"lidia_index":2,"fallback_key":"none","slice":"1/2"}' >"$h/slice"
-printf '%s\n' '{"lidia_index":2,"fallback_key":"go"}' >"$h/fallback"
+printf '%s\n' "${hdr%\}},\"slice\":\"1/2\"}" >"$h/slice"
+printf '%s\n' "${hdr/\"none\"/\"go\"}" >"$h/fallback"
 printf '%s\n' "$hdr" '{"input":"a","members":["x"],"size":1,"build_id":"'$bid'","kind":"binary","symtab":true,"dwarf":false,"go":false,"gives":[' >"$h/openarray"
 printf '%s\n' "$hdr" '{"input":"a","size":1,"mtime_ns":1,"type":"elf","sha256":"xyz"}' >"$h/badsha"
 printf '%s\n' "$hdr" '{"input":"a\ud800","size":1,"mtime_ns":1,"type":"elf"}' >"$h/surrogate"
@@ -326,7 +332,7 @@ for f in truncated version dotdot dotdot2 huge huge2 negative float unknown orph
 	fi
 done
 if [ -z "$bad" ]; then
-	ok "shard index: hostile indexes (truncated, version 3, '..', huge and negative numbers, unknown fields, out of place, NUL, 2 MiB line, empty, slice, fallback) are one line and exit 1, nothing written"
+	ok "shard index: hostile indexes (truncated, version 2, '..', huge and negative numbers, unknown fields, out of place, NUL, 2 MiB line, empty, slice, fallback) are one line and exit 1, nothing written"
 else
 	not_ok "shard index: hostile indexes are one line and exit 1, nothing written" "$bad"
 fi
@@ -334,7 +340,7 @@ note "e.g. $(cat "$h/truncated.err") / $(cat "$h/version.err") / $(cat "$h/dotdo
 
 # Merges that must be refused: nothing written.
 m=$w/n2
-sed '1s/"lidia_index":2/"lidia_index":3/' "$m/slice-2.idx" >"$h/v2-slice"
+sed '1s/"lidia_index":3/"lidia_index":2/' "$m/slice-2.idx" >"$h/v2-slice"
 bad=
 mcase() { # NAME SLICE...
 	local name=$1
@@ -354,6 +360,60 @@ if [ -z "$bad" ]; then
 	ok "shard index: merges refused (another version, a slice missing or twice, slice and whole, another fallback, an input twice): one line, exit 1, nothing written"
 else
 	not_ok "shard index: merges refused: one line, exit 1, nothing written" "$bad"
+fi
+# Slices of another run (issue 21, part 7): each slice says what run made
+# it, and a merge of slices of two runs is refused, one line naming both
+# and what differs, nothing written: else the merged index silently misses
+# what each run's other slices held.
+r=$w/runs
+mkdir -p "$r"
+# rcase NAME WORD SLICE-ARGS...: slice 2/2 of another run, merged with slice 1/2 of `index -r dist`.
+rcase() {
+	local name=$1 word=$2
+	shift 2
+	rm -f "$r/merged"
+	brun "$r/$name" index "$@" --shard 2/2 -o "$r/$name.idx"
+	brun "$r/m-$name" index --merge "$m/slice-1.idx" "$r/$name.idx" -o "$r/merged"
+	[ "$RC" = 1 ] && [ "$(wc -l <"$r/m-$name.err")" = 1 ] && [ ! -e "$r/merged" ] &&
+		grep -qF "$r/$name.idx" "$r/m-$name.err" && grep -qF "$m/slice-1.idx" "$r/m-$name.err" &&
+		grep -qF -- "$word" "$r/m-$name.err" ||
+		bad+="$name: exit $RC: $(cat "$r/m-$name.err");"
+}
+bad=
+rcase tree "other paths" -r dist/bin
+rcase trees "other paths" -r dist/bin dist/raw
+rcase include "--include='*.deb'" -r dist --include '*.deb'
+rcase exclude "--exclude='*.deb'" -r dist --exclude '*.deb'
+rcase norecurse "not '-r" dist
+rcase fallback "--fallback-key sha256" -r dist --fallback-key sha256
+rcase depth "--max-depth=1" -r dist --max-depth 1
+rcase member "--max-member-size=1048576" -r dist --max-member-size 1M
+if [ -z "$bad" ]; then
+	ok "shard index: slices of another run (another tree, --include, --exclude, no -r, --fallback-key, limits) are not merged: one line naming both and what differs, exit 1, nothing written"
+else
+	not_ok "shard index: slices of another run are not merged: one line naming both and what differs, exit 1, nothing written" "$bad"
+fi
+note "e.g. $(cat "$r/m-tree.err")" "$(cat "$r/m-include.err")"
+# The same run: the paths in another order (and another -j) change nothing, merged or not.
+brun "$r/one" index -r dist/bin dist/raw -o "$r/one.idx"
+brun "$r/s1" index -r dist/raw dist/bin --shard 1/2 -j 1 -o "$r/s1.idx"
+brun "$r/s2" index -r dist/bin dist/raw --shard 2/2 -o "$r/s2.idx"
+brun "$r/m-same" index --merge "$r/s1.idx" "$r/s2.idx" -o "$r/same.idx"
+if [ "$RC" = 0 ] && cmp -s "$r/same.idx" "$r/one.idx" && [ "$(grep -c '"mtime_ns"' "$r/one.idx")" -ge 2 ]; then
+	ok "shard index: slices of one run (the paths given in another order) merge into that run's index, byte for byte"
+else
+	not_ok "shard index: slices of one run (the paths given in another order) merge into that run's index, byte for byte" \
+		"exit $RC: $(cat "$r/m-same.err")" "$(diff "$r/same.idx" "$r/one.idx" | head -4)"
+fi
+# --reuse of an index made with other options would take records those options did not find.
+brun "$r/reuse" index -r dist --include '*.deb' --reuse "$w/all.idx" -o "$r/reuse.idx" -v
+brun "$r/fresh" index -r dist --include '*.deb' -o "$r/fresh.idx"
+if [ "$RC" = 0 ] && cmp -s "$r/reuse.idx" "$r/fresh.idx" && grep -q "(0 inputs reused)" "$r/reuse.err" &&
+	grep -q "^lidiagen: warning: $w/all.idx: cannot be reused (made with other options)" "$r/reuse.err"; then
+	ok "shard index: --reuse of an index made with other options is said and reads every input"
+else
+	not_ok "shard index: --reuse of an index made with other options is said and reads every input" \
+		"$(tail -n 3 "$r/reuse.err")" "$(diff "$r/reuse.idx" "$r/fresh.idx" | head -4)"
 fi
 brun "$h/usage" --index "$w/all.idx" dist -o "$h/out"
 if [ "$RC" = 2 ]; then

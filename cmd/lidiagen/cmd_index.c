@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"  -o, --output INDEX        the index ('-': stdout), written atomically\n"
 	"      --shard K/N           index only slice K of N of the inputs (by a hash of\n"
 	"                            each path as walked); merge the N slices after\n"
-	"      --merge               join the slices SLICE... (all N of them) into one\n"
+	"      --merge               join the slices SLICE... (all N of one run: the same\n"
+	"                            paths and options) into one\n"
 	"      --reuse OLD           take the inputs of OLD (an index) whose size and\n"
 	"                            mtime, or else SHA-256, are the same, unread\n"
 	"  -r, --recursive           descend into directories\n"
@@ -151,20 +152,23 @@ static int check_args(const struct index_args *a, int nargs)
 	return -1;
 }
 
-/* The slices' headers agree: one --fallback-key, and each of 1..N once (or none sliced). */
+/*
+ * The slices' headers agree: of one run (the paths given, --fallback-key,
+ * the options that change what is found), and each of 1..N once (or none
+ * sliced).
+ */
 static int check_slices(const struct index *ix, char **paths, size_t n)
 {
 	unsigned total = ix[0].h.slice_n;
 	bool *seen = calloc(total + 1, sizeof(*seen));
+	char what[1024];
 	int ret = -1;
 
 	for (size_t i = 0; seen && i < n; i++) {
 		const struct index_header *h = &ix[i].h;
 
-		if (h->fallback != ix[0].h.fallback) {
-			error(paths[i], "made with --fallback-key %s, but %s with %s",
-			      fallback_name(h->fallback), paths[0],
-			      fallback_name(ix[0].h.fallback));
+		if (index_run_differs(h, &ix[0].h, what, sizeof(what))) {
+			error(paths[i], "of another run than %s: %s", paths[0], what);
 			goto out;
 		}
 		if (h->slice_n != total) {
@@ -223,6 +227,7 @@ oom:
 static int merge(const char *out, char **paths, size_t n)
 {
 	struct index *ix = calloc(n, sizeof(*ix)), m;
+	struct index_header h;
 	char err[1024];
 	int ret = EXIT_FAILED, werr;
 
@@ -236,8 +241,10 @@ static int merge(const char *out, char **paths, size_t n)
 		}
 	if (!ix || check_slices(ix, paths, n) || join(&m, ix, paths, n))
 		goto out;
-	m.h = (struct index_header){ ix[0].h.fallback, 0, 0 };
-	if ((werr = index_write(out, &m.h, &m.st, m.errors, m.nerrors)))
+	/* The run's header, not sliced: one run's index of the same paths, byte for byte. */
+	h = ix[0].h;
+	h.slice_k = h.slice_n = 0;
+	if ((werr = index_write(out, &h, &m.st, m.errors, m.nerrors)))
 		error(out, "cannot write the index: %s", strerror(-werr));
 	else
 		ret = EXIT_OK;

@@ -17,12 +17,19 @@
 #include "batch.h"
 #include "state.h"
 
-/* 2: an image record has its "position"; version 1 is refused (index again). */
-#define INDEX_VERSION 2
+/*
+ * 2: an image record has its "position"; 3: the header says what run made
+ * it (inputs, inputs_sha256, options). Others are refused (index again).
+ */
+#define INDEX_VERSION 3
 
 struct index_header {
 	enum fallback_key fallback; /* keys must be made alike by index and convert */
 	unsigned slice_k, slice_n;  /* lidiagen index --shard K/N: slice K of N; n 0: whole */
+	/* The run (index_id.c): slices merge only if these agree. */
+	size_t ninputs;		/* paths given to lidiagen index */
+	char inputs_sha256[65]; /* of those paths sorted bytewise, each ended by a NUL */
+	char *options;		/* what changes what is found, canonical (owned: malloc'd) */
 };
 
 /* A problem met reading an input: path names it (and the member), as said on stderr. */
@@ -63,6 +70,13 @@ int index_write(const char *path, const struct index_header *h, const struct sta
 
 /* The input of s a problem's path names: the path, or its part before a '!' (a member's); -1. */
 ssize_t index_error_input(const struct state *s, const char *path);
+
+/* The header of a run of o over paths[0..n): 0 or -ENOMEM (h->options then to free). */
+int index_run_header(struct index_header *h, const struct batch_opts *o, char **paths, size_t n);
+
+/* How the run of a differs from that of b, in buf ("--fallback-key go, not none"); NULL: alike. */
+const char *index_run_differs(const struct index_header *a, const struct index_header *b, char *buf,
+			      size_t size);
 
 /* The name of a --fallback-key scheme, as the header and the option spell it. */
 const char *fallback_name(enum fallback_key f);

@@ -35,6 +35,7 @@ void index_release(struct index *ix)
 		free(ix->errors[i].msg);
 	}
 	free(ix->errors);
+	free(ix->h.options);
 	state_release(&ix->st);
 	memset(ix, 0, sizeof(*ix));
 }
@@ -145,12 +146,25 @@ static bool path_ok(const char *p)
 	return true;
 }
 
+static bool is_sha256(const char *s)
+{
+	size_t n = 0;
+
+	while ((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f'))
+		n++;
+	return n == 64 && !s[n];
+}
+
 static int header(struct reading *r)
 {
-	static const char *const names[] = { "lidia_index", "fallback_key", "slice", NULL };
+	static const char *const names[] = {
+		"lidia_index", "fallback_key", "inputs", "inputs_sha256", "options", "slice", NULL
+	};
 	const struct json_field *v = json_get(r->f, r->nf, "lidia_index", JSON_NUMBER);
 	const char *fb = get_str(r, "fallback_key"), *slice = get_str(r, "slice");
+	const char *sha = get_str(r, "inputs_sha256"), *opts = get_str(r, "options");
 	struct index_header *h = &r->ix->h;
+	int64_t ninputs;
 	char c;
 
 	if (!v)
@@ -168,16 +182,18 @@ static int header(struct reading *r)
 	if (slice && (sscanf(slice, "%u/%u%c", &h->slice_k, &h->slice_n, &c) != 2 || !h->slice_k ||
 		      h->slice_k > h->slice_n || h->slice_n > 100000))
 		return fail(r, "'slice' is not K/N with 1 <= K <= N");
+	if (get_num(r, "inputs", 1, &ninputs))
+		return -1;
+	if (!sha || !is_sha256(sha))
+		return fail(r, "'inputs_sha256' missing or not 64 hex digits");
+	if (!opts)
+		return fail(r, "'options' missing or not a string");
+	h->ninputs = (size_t)ninputs;
+	memcpy(h->inputs_sha256, sha, sizeof(h->inputs_sha256));
+	free(h->options);
+	if (!(h->options = strdup(opts)))
+		return fail(r, "out of memory");
 	return 0;
-}
-
-static bool is_sha256(const char *s)
-{
-	size_t n = 0;
-
-	while ((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f'))
-		n++;
-	return n == 64 && !s[n];
 }
 
 static int read_input(struct reading *r)

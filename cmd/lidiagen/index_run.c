@@ -24,15 +24,22 @@
  * recorded a problem for is read again. An index that cannot be used is
  * said, and every input read.
  */
-static void load_reuse(struct batch *b, const char *path)
+static void load_reuse(struct batch *b, const char *path, const struct index_header *mine)
 {
 	struct index old;
 	char err[1024];
 
 	index_init(&old);
-	if (index_load(&old, path, err, sizeof(err)) || old.h.fallback != b->o->fallback) {
-		warning(path, "cannot be reused (%s); every input is read",
-			old.h.fallback != b->o->fallback ? "another --fallback-key" : err);
+	if (index_load(&old, path, err, sizeof(err))) {
+		warning(path, "cannot be reused (%s); every input is read", err);
+		index_release(&old);
+		return;
+	}
+	/* Other options find other records in the same inputs; other paths are its point. */
+	if (old.h.fallback != mine->fallback || strcmp(old.h.options, mine->options)) {
+		warning(path, "cannot be reused (made with %s); every input is read",
+			old.h.fallback != mine->fallback ? "another --fallback-key"
+							 : "other options");
 		index_release(&old);
 		return;
 	}
@@ -50,9 +57,8 @@ static void load_reuse(struct batch *b, const char *path)
 }
 
 /* The index of what phase 1 found, with the problems it met. */
-static int save_index(struct batch *b, const char *out)
+static int save_index(struct batch *b, const struct index_header *h, const char *out)
 {
-	struct index_header h = { b->o->fallback, b->o->shard_k, b->o->shard_n };
 	struct index_error *errs = malloc((b->nfailures + 1) * sizeof(*errs));
 	int err;
 
@@ -60,7 +66,7 @@ static int save_index(struct batch *b, const char *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nfailures; i++)
 		errs[i] = (struct index_error){ b->failures[i].path, b->failures[i].msg };
-	err = index_write(out, &h, &b->state, errs, b->nfailures);
+	err = index_write(out, h, &b->state, errs, b->nfailures);
 	free(errs);
 	return err;
 }
@@ -97,12 +103,18 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 {
 	unsigned jobs = o->jobs ? o->jobs : usable_cpus();
 	struct lidia_log_cb old_log;
+	struct index_header h;
 	struct batch b;
 	int err, ret;
 
+	if (index_run_header(&h, o, paths, npaths)) {
+		free(h.options);
+		error(NULL, "out of memory");
+		return EXIT_FAILED;
+	}
 	batch_init(&b, o);
 	if (reuse)
-		load_reuse(&b, reuse);
+		load_reuse(&b, reuse, &h);
 	remove_temps_on_signal();
 	if (pool_start(&b.pool, jobs)) {
 		error(NULL, "cannot start %u threads", jobs);
@@ -118,7 +130,9 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 	pool_stop(&b.pool);
 	progress_stop(&b);
 	lidia_set_log(old_log.fn, old_log.ctx);
-	if ((err = save_index(&b, out)))
+	err = save_index(&b, &h, out);
+	free(h.options);
+	if (err)
 		error(out, "cannot write the index: %s", strerror(-err));
 	fprintf(stderr,
 		"lidiagen: index: %zu files, %zu ELF, %zu build IDs (%zu inputs reused); %zu "

@@ -220,6 +220,9 @@ static void write_all(FILE *f, void *ctx)
 
 	fprintf(f, "{\"lidia_index\":%d", INDEX_VERSION);
 	json_field(f, "fallback_key", fallback_name(w->h->fallback));
+	fprintf(f, ",\"inputs\":%zu", w->h->ninputs);
+	json_field(f, "inputs_sha256", w->h->inputs_sha256);
+	json_field(f, "options", w->h->options ? w->h->options : "");
 	if (w->h->slice_n)
 		fprintf(f, ",\"slice\":\"%u/%u\"", w->h->slice_k, w->h->slice_n);
 	fputs("}\n", f);
