@@ -55,13 +55,14 @@ fi
 # The jobs start up to SPREAD ms apart (tests/lib/race.sh).
 SPREAD=150
 
-# race_bucket LABEL: ROUNDS rounds on the fake started last, each at a new prefix.
+# race_bucket LABEL [IGNORED]: ROUNDS rounds on the fake started last, each at a new
+# prefix; IGNORED=1 when it ignores conditional writes (judge_round).
 race_bucket() {
-	local label=$1 i sha bad="" meanwhile=0
+	local label=$1 ignored=${2:-0} i sha bad="" meanwhile=0
 	for i in $(seq "$ROUNDS"); do
 		race_round "$w/$label/$i" "s3://rel/$label$i" --endpoint-url "$FAKE_S3_URL"
 		if fake_s3_object rel "$label$i/$key" "$w/got"; then sha=$(sha256sum <"$w/got" | cut -c1-64); else sha=; fi
-		why=$(judge_round "$w/$label/$i" "$sha" uploaded)
+		why=$(judge_round "$w/$label/$i" "$sha" uploaded "$ignored")
 		[ -n "$why" ] && bad="$bad${bad:+$'\n'}round $i:$why"
 		grep -q 'meanwhile' "$w/$label/$i/sym.json" && meanwhile=$((meanwhile + 1))
 	done
@@ -178,7 +179,7 @@ fi
 
 # ---- the fake ignoring conditional writes, as s3rver does ----
 fake_s3_start "$w/srv2" --access-key AKIDRACE --secret-key race-secret --bucket rel --ignore-conditions
-race_bucket ignoring
+race_bucket ignoring 1
 fake_s3_clear_log
 "$L" -j 1 "${DW[@]}" "$w/p2" -o s3://rel/pleft --endpoint-url "$FAKE_S3_URL" >/dev/null 2>"$w/pleft.err"
 warned=$(grep -c '^lidiagen: warning: s3://rel/pleft: the server ignores conditional writes: each write is read back$' "$w/pleft.err")
@@ -190,6 +191,24 @@ if [ "$warned" = 1 ] && [ -n "$left" ] && ! fake_s3_object rel "$left" "$w/got" 
 else
 	not_ok "race: a server that ignores conditional writes is said once a run, and the probe object deleted" \
 		"warnings: $warned (want 1)" "probe: ${left:-none}" "$(cat "$w/pleft.log")" "$(cat "$w/pleft.err")"
+fi
+
+# There, a weaker object written over ours after our read-back (by a job that
+# looked before ours landed) is found once the others had time to land theirs,
+# and ours put back: the symbols object is planted as soon as ours is there.
+("$L" -j 1 "${DW[@]}" -o s3://rel/psettle --endpoint-url "$FAKE_S3_URL" >/dev/null 2>"$w/ps.err"
+	echo $? >"$w/ps.rc") &
+pid=$!
+for _ in $(seq 200); do fake_s3_object rel "psettle/$key" "$w/got" && break; sleep 0.01; done
+fake_s3_put rel "psettle/$key" "$w/sym/$key"
+planted=$(obj_sha psettle)
+wait "$pid"
+if [ "$(cat "$w/ps.rc")" = 0 ] && [ "$planted" = "$shaS" ] && [ "$(obj_sha psettle)" = "$shaD" ] &&
+	grep -q '^lidiagen: s3://rel/psettle: 1 key written again: a weaker object had replaced it meanwhile' "$w/ps.err"; then
+	ok "race: where conditions are ignored, a weaker object written after the read-back is found later and ours put back"
+else
+	not_ok "race: where conditions are ignored, a weaker object written after the read-back is found later and ours put back" \
+		"exit $(cat "$w/ps.rc"), planted ${planted:-nothing}, object $(obj_sha psettle)" "$(cat "$w/ps.err")"
 fi
 
 # ---- a tree on disk: a run takes a few ms ----

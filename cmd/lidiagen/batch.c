@@ -14,6 +14,7 @@
 #include "batch_internal.h"
 #include "cpus.h"
 #include "index.h"
+#include "publish.h"
 #include "tempfile.h"
 #include "usage.h"
 
@@ -192,6 +193,8 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	}
 	err = convert_groups(&b, &usage);
 	pool_stop(&b.pool);
+	if (publish_settle(o->bucket) && !err)
+		err = -EIO;
 	progress_stop(&b);
 	lidia_set_log(old_log.fn, old_log.ctx);
 

@@ -10,17 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lidia.h"
 #include "md5.h"
 #include "publish.h"
+#include "usage.h"
 
 /* What a listing showed at a key. */
 struct listed {
 	char *key;
 	char etag[36]; /* the MD5 of a single PUT's body, in hex */
 	uint64_t size;
+};
+
+/* A key written where conditions are ignored, to look at again (settle_later). */
+struct settle {
+	char *key;
+	void *buf;
+	size_t size;
+	struct existing mine;
+	int64_t due; /* CLOCK_MONOTONIC, ns */
 };
 
 struct publish {
@@ -39,7 +50,15 @@ struct publish {
 	pthread_mutex_t cond_lock;
 	enum { COND_UNKNOWN, COND_HONOURED, COND_IGNORED } cond;
 	char *notice; /* what to say of it, once (publish_notice) */
+	/* Keys to look at again once others had time to land theirs (conditions ignored). */
+	pthread_mutex_t settle_lock;
+	struct settle *settle; /* settle[settle_head .. nsettle): oldest first */
+	size_t settle_head, nsettle, cap_settle, settle_bytes;
+	size_t written_again, settle_failed;
+	char *settle_err; /* the first failure's line */
 };
+
+static void settle_free(struct settle *s);
 
 /* A client for the calling thread, reused when one is idle. */
 static struct s3_client *borrow(struct publish *p)
@@ -114,6 +133,7 @@ int publish_open(struct publish **out, const char *url, const struct s3_override
 		return -ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->cond_lock, NULL);
+	pthread_mutex_init(&p->settle_lock, NULL);
 	if ((ret = s3_config_load(&p->cfg, url, ov, err, err_size))) {
 		*usage = true;
 		publish_close(p, NULL);
@@ -147,6 +167,12 @@ void publish_close(struct publish *p, struct s3_stats *st)
 	free(p->listed_to);
 	s3_config_free(&p->cfg);
 	free(p->notice);
+	/* Keys never settled (a run cut short): their bytes only. */
+	for (size_t i = p->settle_head; i < p->nsettle; i++)
+		settle_free(&p->settle[i]);
+	free(p->settle);
+	free(p->settle_err);
+	pthread_mutex_destroy(&p->settle_lock);
 	pthread_mutex_destroy(&p->cond_lock);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -469,6 +495,182 @@ static bool lost_race(const struct s3_error *e, const struct s3_cond *c)
 	       (e->http_status == 404 && c->kind == S3_COND_MATCH);
 }
 
+/* ---- where conditions are ignored: each write looked at again, later ---- */
+
+/*
+ * A server that ignores conditional writes cannot refuse a writer that
+ * looked at the key before our object landed and writes after our
+ * read-back (a partial upload it saw, say, that is no lidia file to it):
+ * its weaker object would stay. So each key written there is looked at
+ * once more when others have had the time to land theirs, SETTLE_NS after
+ * our write (or at the end of the run, whichever is later), and written
+ * again if something weaker took its place. Its bytes are kept until then,
+ * SETTLE_BYTES at most: past that, the oldest is settled first.
+ */
+#define SETTLE_NS (2 * 1000000000LL)
+#define SETTLE_BYTES (64u << 20)
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* A failure of the settle pass: counted, the first said (under settle_lock). */
+static void settle_failure(struct publish *p, const char *key, const struct s3_error *e)
+{
+	char line[2048];
+
+	p->settle_failed++;
+	if (p->settle_err)
+		return;
+	key_error(p, key, e, line, sizeof(line));
+	p->settle_err = strdup(line);
+}
+
+/* Look at one key again, when due, and write it again if something weaker is there. */
+static void settle_one(struct publish *p, struct s3_client *cl, struct settle *s)
+{
+	const struct s3_cond none = { S3_COND_NONE, NULL };
+	int64_t wait = s->due - now_ns();
+	struct existing now;
+	struct s3_error e;
+	bool exists;
+	int ret;
+
+	if (wait > 0)
+		nanosleep(&(struct timespec){ wait / 1000000000LL, wait % 1000000000LL }, NULL);
+	ret = look_again(cl, s->key, &now, &exists, &e);
+	if (!ret && exists && now.valid &&
+	    (!strcmp(now.sha, s->mine.sha) || keep_enough(now.level, s->mine.level)))
+		return; /* ours, or as much: the first stays */
+	if (!ret)
+		ret = put_object(cl, s->key, s->buf, s->size, &s->mine, &none, &e);
+	pthread_mutex_lock(&p->settle_lock);
+	if (ret)
+		settle_failure(p, s->key, &e);
+	else
+		p->written_again++;
+	pthread_mutex_unlock(&p->settle_lock);
+}
+
+static void settle_free(struct settle *s)
+{
+	free(s->key);
+	free(s->buf);
+}
+
+/* The oldest key waiting, taken out of the queue (under settle_lock); false when none. */
+static bool settle_pop(struct publish *p, struct settle *s)
+{
+	if (p->settle_head == p->nsettle)
+		return false;
+	*s = p->settle[p->settle_head++];
+	p->settle_bytes -= s->size;
+	if (p->settle_head == p->nsettle)
+		p->settle_head = p->nsettle = 0;
+	return true;
+}
+
+/* Queue key (its bytes copied) to be looked at again; settle the oldest while too many bytes wait. */
+static void settle_later(struct publish *p, struct s3_client *cl, const char *key, const void *buf,
+			 size_t size, const struct existing *mine)
+{
+	struct settle s = { strdup(key), malloc(size + 1), size, *mine, now_ns() + SETTLE_NS };
+	bool queued = false;
+
+	if (s.key && s.buf) {
+		memcpy(s.buf, buf, size);
+		pthread_mutex_lock(&p->settle_lock);
+		if (p->settle_head && p->nsettle == p->cap_settle) {
+			memmove(p->settle, p->settle + p->settle_head,
+				(p->nsettle - p->settle_head) * sizeof(*p->settle));
+			p->nsettle -= p->settle_head;
+			p->settle_head = 0;
+		}
+		if (p->nsettle == p->cap_settle) {
+			size_t cap = p->cap_settle ? 2 * p->cap_settle : 16;
+			void *grown = realloc(p->settle, cap * sizeof(*p->settle));
+
+			if (grown) {
+				p->settle = grown;
+				p->cap_settle = cap;
+			}
+		}
+		if (p->nsettle < p->cap_settle) {
+			p->settle[p->nsettle++] = s;
+			p->settle_bytes += size;
+			queued = true;
+		}
+		pthread_mutex_unlock(&p->settle_lock);
+	}
+	if (!queued) {
+		settle_one(p, cl, &s); /* no memory to wait with: settle it now */
+		settle_free(&s);
+	}
+	for (;;) {
+		pthread_mutex_lock(&p->settle_lock);
+		queued = p->settle_bytes > SETTLE_BYTES && settle_pop(p, &s);
+		pthread_mutex_unlock(&p->settle_lock);
+		if (!queued)
+			break;
+		settle_one(p, cl, &s);
+		settle_free(&s);
+	}
+}
+
+static int settle_all(struct publish *p, size_t *written_again, char *err, size_t err_size)
+{
+	struct s3_client *cl = NULL;
+	struct settle s;
+	size_t failed;
+
+	for (;;) {
+		bool have;
+
+		pthread_mutex_lock(&p->settle_lock);
+		have = settle_pop(p, &s);
+		pthread_mutex_unlock(&p->settle_lock);
+		if (!have)
+			break;
+		if (cl || (cl = borrow(p)))
+			settle_one(p, cl, &s);
+		else
+			p->settle_failed++;
+		settle_free(&s);
+	}
+	if (cl)
+		give_back(p, cl);
+	pthread_mutex_lock(&p->settle_lock);
+	*written_again = p->written_again;
+	failed = p->settle_failed;
+	snprintf(err, err_size, "%s", p->settle_err ? p->settle_err : "out of memory");
+	pthread_mutex_unlock(&p->settle_lock);
+	return failed ? -EIO : 0;
+}
+
+int publish_settle(struct publish *p)
+{
+	size_t again = 0;
+	char err[2048];
+	int ret;
+
+	/* A server gone (the breaker open) was said already: nothing to look at there. */
+	if (!p || publish_stopped(p, err, sizeof(err)))
+		return 0;
+	ret = settle_all(p, &again, err, sizeof(err));
+	if (again)
+		fprintf(stderr,
+			"lidiagen: %s: %zu key%s written again: a weaker object had replaced %s "
+			"meanwhile (the server ignores conditional writes)\n",
+			p->url, again, again == 1 ? "" : "s", again == 1 ? "it" : "them");
+	if (ret)
+		error(NULL, "%s", err);
+	return ret;
+}
+
 /*
  * The rounds: *exists and there say what the next PUT goes over, and
  * after a write, what it went over; now is what a look showed.
@@ -509,6 +711,8 @@ static int write_rounds(struct publish *p, struct s3_client *cl, const char *key
 		/* Ours (or the same bytes): there still says what it went over. */
 		if (now_exists && now.valid && !strcmp(now.sha, mine->sha)) {
 			*out = PUBLISH_WRITTEN;
+			if (!honoured)
+				settle_later(p, cl, key, buf, size, mine);
 			return 0;
 		}
 		*there = now;

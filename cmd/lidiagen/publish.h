@@ -78,6 +78,16 @@ enum publish_outcome {
 #define PUBLISH_ROUNDS 5
 
 /*
+ * Where the server ignores conditional writes, each key written is looked
+ * at once more after the others had time to land theirs (2 s after the
+ * write), and written again if a weaker object took its place meanwhile.
+ * Call once every write is done (before publish_close): waits out what is
+ * due, says how many keys were written again, and the first failure;
+ * 0, or -EIO when a key could not be looked at or written again.
+ */
+int publish_settle(struct publish *p);
+
+/*
  * PUT the file's bytes at key, with what it holds (mine, sha included) as
  * metadata, over what was seen there (*exists; there: what it holds, its
  * ETag), and only over that: If-None-Match: * where nothing was, If-Match

@@ -391,8 +391,10 @@ int upload_run(const struct upload_opts *o)
 		survey(&u);
 	if (!err && (err = upload_all(&u)))
 		error(NULL, "cannot start %u threads", o->jobs);
+	if (!err && publish_settle(o->bucket))
+		failed++;
 	if (!err) {
-		failed = report(&u);
+		failed += report(&u);
 		if (o->manifest && (err = write_file(o->manifest, print_manifest, &u)))
 			error(o->manifest, "cannot write the manifest: %s", strerror(-err));
 	}

@@ -8,12 +8,18 @@
 #                               offset of up to SPREAD ms, writing OUT (with
 #                               ARGS); their exit codes, output and manifests
 #                               in DIR (sym.rc, sym.err, sym.json, dw.*)
-#   judge_round DIR SHA CREATED why the round is wrong ("" if right). SHA:
+#   judge_round DIR SHA CREATED [IGNORED]
+#                               why the round is wrong ("" if right). SHA:
 #                               the object's there; CREATED: the manifests'
 #                               word for a new key. The manifests must tell
 #                               one story: never both created it; the
 #                               symbols job either kept what was there or
-#                               was replaced by the DWARF job.
+#                               was replaced by the DWARF job. IGNORED=1: the
+#                               server ignores conditional writes, so two
+#                               jobs that each found no key may both say they
+#                               created it (the DWARF job's look once they
+#                               had landed put its object back): the object
+#                               left is what counts.
 
 status_of() {
 	sed -n '/"build_id"/{s/.*"status":"\([^"]*\)".*/\1/p;q}' "$1" 2>/dev/null | tr '\n' ' '
@@ -37,13 +43,14 @@ race_round() {
 }
 
 judge_round() {
-	local d=$1 sha=$2 created=$3 s dws why=""
+	local d=$1 sha=$2 created=$3 ignored=${4:-0} s dws why=""
 	s=$(status_of "$d/sym.json") dws=$(status_of "$d/dw.json")
 	[ "$(cat "$d/sym.rc")" = 0 ] || why="$why symbols job exit $(cat "$d/sym.rc"): $(head -3 "$d/sym.err");"
 	[ "$(cat "$d/dw.rc")" = 0 ] || why="$why DWARF job exit $(cat "$d/dw.rc"): $(head -3 "$d/dw.err");"
 	[ "$sha" = "$shaD" ] || why="$why the object there is ${sha:-none}, not the DWARF job's;"
 	case $s in
-	"$created "*) [ "${dws%% *}" = replaced ] || why="$why both created it ($s / $dws);" ;;
+	"$created "*) [ "${dws%% *}" = replaced ] || [ "$ignored" = 1 ] ||
+		why="$why both created it ($s / $dws);" ;;
 	exists* | kept*) ;;
 	*) why="$why symbols job: '$s';" ;;
 	esac
