@@ -80,7 +80,8 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_STATE, "builder used out of order")                                              \
 	X(LIDIA_E_INVAL, "invalid argument")                                                       \
 	X(LIDIA_E_SINK, "output sink failed")                                                      \
-	X(LIDIA_E_NOT_REGULAR, "not a regular file (a FIFO, device or socket), not opened")
+	X(LIDIA_E_NOT_REGULAR, "not a regular file (a FIFO, device or socket), not opened")        \
+	X(LIDIA_E_SYMLINK, "a symbolic link inside the output tree, not followed")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,
@@ -453,7 +454,9 @@ struct lidia_store_opts {
 	/*
 	 * LIDIA_LAYOUT_TEMPLATE (key_template): a relative path where {build_id} and {tenant}
 	 * are replaced, e.g. "symbols/{tenant}/{build_id}.lidia". It must contain
-	 * {build_id}; no "." or ".." element, no leading '/'.
+	 * {build_id}; its elements are made of [A-Za-z0-9_.-] and those two fields, and
+	 * none is empty, "." or "..", or begins with '.' (hidden names are the store's
+	 * temporary and lock files). At most 256 characters, no leading '/'.
 	 */
 	const char *key_template;
 };
@@ -462,6 +465,14 @@ struct lidia_store_opts {
 
 /* True for a template lidia_store_key() accepts (see struct lidia_store_opts). */
 LIDIA_API bool lidia_store_template_valid(const char *key_template);
+
+/*
+ * NULL for a template lidia_store_key() accepts; else a static phrase
+ * saying what is wrong with it ("an unknown field ..."), and the part of
+ * it at fault: *len characters from *at (the whole of it when no one part is).
+ */
+LIDIA_API const char *lidia_store_template_problem(const char *key_template, size_t *at,
+						   size_t *len);
 
 /* Room for the longest key and its NUL: 256 hex digits (a 128-byte ID). */
 #define LIDIA_KEY_MAX 257
@@ -503,6 +514,15 @@ LIDIA_API int lidia_store_key(char *key, size_t key_size, const char *build_id,
  * as needed, the bytes go to a unique temporary file beside the final one,
  * which is renamed over it only when complete. No partial file ever appears
  * under key, and concurrent writers of one key leave one whole file.
+ *
+ * dir is opened as named (a symbolic link there is followed: the caller
+ * chose it); every element of key below it is resolved relative to it
+ * without following a symbolic link (openat2 RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS, or openat O_NOFOLLOW one element at a time on
+ * kernels before 5.6). A link on the way, or at key itself, fails with
+ * LIDIA_E_SYMLINK and nothing is written (lidia_store_symlink_at says
+ * which). The same holds for lidia_store_write_buf, lidia_store_lock,
+ * lidia_store_open and lidia_store_clean.
  */
 LIDIA_API int lidia_store_write(struct lidia_builder *b, const char *dir, const char *key);
 
@@ -515,10 +535,11 @@ typedef int (*lidia_store_fill_fn)(int fd, void *ctx);
 /*
  * The one temp-then-rename writer, under lidia_store_write and for any other
  * file: fill(fd, ctx) writes to a new temporary file beside path,
- * ".<name>.tmp.XXXXXX", locked (flock) while written and made 0666 less the
- * umask; it is renamed over path only when fill returned 0, and removed
- * otherwise. The directory must exist. fd stays the writer's: fill must not
- * close it. Returns 0, fill's error or -errno.
+ * ".<name>.lidiagen.tmp.XXXXXX" (X from [A-Za-z0-9]), locked (flock) while
+ * written and made 0666 less the umask; it is renamed over path only when
+ * fill returned 0, and removed otherwise. The directory must exist; path is
+ * followed as named. fd stays the writer's: fill must not close it.
+ * Returns 0, fill's error or -errno.
  */
 LIDIA_API int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx);
 
@@ -529,8 +550,8 @@ struct lidia_store_lock;
  * and processes alike, over a shared tree too), blocking until it is
  * ours: a caller then reads what is there, decides, and writes (or not)
  * with no other writer between. The lock is an flock on
- * ".<name>.tmp.locked" beside the key (parent directories made as
- * needed), a temporary file's name: readers pass it over, the holder
+ * ".<name>.lidiagen.tmp.locked" beside the key (parent directories made
+ * as needed, no link followed), a temporary file's name: readers pass it over, the holder
  * removes it (lidia_store_unlock, lidia_store_remove_temps), and
  * lidia_store_clean removes one a killed run left. -errno on failure.
  */
@@ -549,18 +570,37 @@ LIDIA_API void lidia_store_remove_temps(void);
 
 /*
  * True for the name (no directory) of a temporary file of lidia_store_write
- * and lidia_store_write_file: ".<name>.tmp.XXXXXX". Readers of an output
- * tree pass such files over.
+ * and lidia_store_write_file, or a lock: ".<name>.lidiagen.tmp.XXXXXX", and
+ * also the ".<name>.tmp.XXXXXX" of earlier versions (and any name ending so).
+ * Readers of an output tree pass such files over.
  */
 LIDIA_API bool lidia_store_is_temp(const char *name);
 
 /*
- * Remove the temporary files that writers killed before their rename left
- * under dir, where opts' layout puts keys; a live writer's file (it holds a
- * lock on it) is left alone. *removed says how many went.
+ * Remove the temporary files and locks that writers killed before their
+ * rename left under dir, where opts' layout puts keys: only names in this
+ * store's exact pattern (".<name>.lidiagen.tmp.XXXXXX"), never a user's file
+ * nor one of an earlier lidiagen, and never through a symbolic link. A live
+ * writer's file (it holds a lock on it) is left alone. *removed says how many
+ * went; LIDIA_E_SYMLINK when the layout's directory below dir is reached
+ * through a link (nothing removed).
  */
 LIDIA_API int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts,
 				size_t *removed);
+
+/*
+ * dir/key opened for reading (O_RDONLY | O_NONBLOCK | O_CLOEXEC; any type of
+ * file), resolved as lidia_store_write resolves it: the fd, -errno
+ * (-ENOENT: nothing there) or LIDIA_E_SYMLINK. The caller closes the fd.
+ */
+LIDIA_API int lidia_store_open(const char *dir, const char *key);
+
+/*
+ * After LIDIA_E_SYMLINK: the length of key's leading part that is a
+ * symbolic link below dir now ("symbolizer" of "symbolizer/t/ID"), for a
+ * message naming it; 0 when none is found.
+ */
+LIDIA_API size_t lidia_store_symlink_at(const char *dir, const char *key);
 
 /* ---- Read --------------------------------------------------------------- */
 

@@ -73,7 +73,7 @@ usage_case "--tenant .." -o out --tenant ..
 
 # ---- files that cannot be written: loud, exit 1 --------------------------------
 
-# A name longer than NAME_MAX once ".tmp.XXXXXX" is added: its directory is
+# A name longer than NAME_MAX once ".lidiagen.tmp.XXXXXX" is added: its directory is
 # there, so the checks up front pass, and the write fails even for root.
 long=$(printf 'x%.0s' $(seq 250))
 for what in state manifest; do
@@ -105,9 +105,9 @@ fi
 
 t=$w/tmp
 rm -rf "$t" && mkdir -p "$t/out/symbolizer/anonymous" "$t/dbg/buildid/$ID"
-stale=$t/out/symbolizer/anonymous/.$IDO.tmp.Ab12Cd
-live=$t/out/symbolizer/anonymous/.$ID.tmp.Zz99Yy
-stale_dbg=$t/dbg/buildid/$ID/.lidia.tmp.q1W2e3
+stale=$t/out/symbolizer/anonymous/.$IDO.lidiagen.tmp.Ab12Cd
+live=$t/out/symbolizer/anonymous/.$ID.lidiagen.tmp.Zz99Yy
+stale_dbg=$t/dbg/buildid/$ID/.lidia.lidiagen.tmp.q1W2e3
 head -c 100 /dev/urandom >"$stale"
 head -c 100 /dev/urandom >"$stale_dbg"
 : >"$t/ready"

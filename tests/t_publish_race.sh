@@ -235,7 +235,7 @@ note "tree: the symbols job kept a file written meanwhile in $meanwhile of $ROUN
 # place: the symbols job waits, reads again, and keeps it.
 d=$w/tree-lock
 mkdir -p "$d/out/symbolizer/anonymous"
-lock=$d/out/symbolizer/anonymous/.$bid.tmp.locked
+lock=$d/out/symbolizer/anonymous/.$bid.lidiagen.tmp.locked
 flock "$lock" sleep 1 &
 holder=$!
 sleep 0.3

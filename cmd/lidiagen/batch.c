@@ -21,10 +21,17 @@
 /* Temporary files a killed run left in the output tree: never renamed, never to be synced. */
 static void clean_temps(struct batch *b)
 {
-	size_t removed;
+	char key[LIDIA_KEY_MAX + 256];
+	size_t removed, at;
 	int err = lidia_store_clean(b->o->out_dir, &b->o->store, &removed);
 
-	if (err)
+	/* The link named: where a key of any build ID would go meets it. */
+	if (err == LIDIA_E_SYMLINK &&
+	    !lidia_store_key(key, sizeof(key), "0000000000000000", &b->o->store) &&
+	    (at = lidia_store_symlink_at(b->o->out_dir, key)))
+		warning(NULL, "%s/%.*s: stale temporary files not removed: %s", b->o->out_dir,
+			(int)at, key, lidia_strerror(err));
+	else if (err)
 		warning(b->o->out_dir, "cannot remove stale temporary files: %s",
 			lidia_strerror(err));
 	else if (removed && verbosity >= 2)

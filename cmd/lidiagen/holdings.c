@@ -48,11 +48,11 @@ static void existing_from(struct lidia_reader *r, struct existing *ex)
 	ex->size = fi.file_size;
 }
 
-bool existing_same_file(const char *path, const struct existing *ex)
+bool existing_same_fd(int fd, const struct existing *ex)
 {
 	struct stat st;
 
-	if (lstat(path, &st))
+	if (fd < 0 || fstat(fd, &st))
 		return !ex->ino;
 	return ex->ino == (uint64_t)st.st_ino && ex->dev == (uint64_t)st.st_dev &&
 	       ex->mtime_ns ==
@@ -60,7 +60,7 @@ bool existing_same_file(const char *path, const struct existing *ex)
 	       ex->size == (uint64_t)st.st_size;
 }
 
-void existing_read(const char *path, bool want_sha, struct existing *ex)
+void existing_read_fd(int fd, bool want_sha, struct existing *ex)
 {
 	struct lidia_reader *r;
 	struct stat st;
@@ -68,19 +68,19 @@ void existing_read(const char *path, bool want_sha, struct existing *ex)
 	memset(ex, 0, sizeof(*ex));
 	ex->level = LEVEL_NONE;
 	/* Its identity first: a file renamed over it after this is told apart. */
-	if (!lstat(path, &st)) {
-		ex->dev = (uint64_t)st.st_dev;
-		ex->ino = (uint64_t)st.st_ino;
-		ex->mtime_ns =
-			(uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-		ex->size = (uint64_t)st.st_size;
-	}
-	if (lidia_reader_open(&r, path, &LIDIA_READER_OPTS(.check_crc = true)))
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	ex->dev = (uint64_t)st.st_dev;
+	ex->ino = (uint64_t)st.st_ino;
+	ex->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	ex->size = (uint64_t)st.st_size;
+	if (!S_ISREG(st.st_mode) ||
+	    lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = true)))
 		return;
 	existing_from(r, ex);
 	lidia_reader_close(r);
 	if (want_sha)
-		sha256_file(path, ex->sha);
+		sha256_fd(fd, ex->sha);
 }
 
 void existing_read_mem(const void *buf, size_t size, struct existing *ex)

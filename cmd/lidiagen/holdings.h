@@ -42,15 +42,19 @@ struct existing {
 	uint64_t dev, ino, mtime_ns; /* in a tree: its inode and date (ino 0: none) */
 };
 
-/* What the output at path holds (LEVEL_NONE when missing); its sha256 too when want_sha. */
-void existing_read(const char *path, bool want_sha, struct existing *ex);
+/*
+ * What the file open as fd holds (LEVEL_NONE when fd < 0: nothing there);
+ * its sha256 too when want_sha. Only a regular file is read.
+ */
+void existing_read_fd(int fd, bool want_sha, struct existing *ex);
 
 /*
- * Whether path is still the file ex was read from (existing_read): the
- * same inode, size and date, or still none. Writers rename whole files
- * into place, so another file there means another writer came meanwhile.
+ * Whether fd (< 0: nothing there) is still the file ex was read from
+ * (existing_read_fd): the same inode, size and date, or still none.
+ * Writers rename whole files into place, so another file there means
+ * another writer came meanwhile.
  */
-bool existing_same_file(const char *path, const struct existing *ex);
+bool existing_same_fd(int fd, const struct existing *ex);
 
 /* The same of a lidia file's bytes (sha256 always). */
 void existing_read_mem(const void *buf, size_t size, struct existing *ex);

@@ -135,11 +135,14 @@ static int set_layout(struct batch_opts *o, const struct opt_def *d, const char 
 static int set_layout_template(struct batch_opts *o, const struct opt_def *d, const char *v,
 			       bool on, char *err, size_t err_size)
 {
-	if (!lidia_store_template_valid(v))
-		return bad(d, err, err_size,
-			   "'%s' is not a relative path with {build_id} (and maybe {tenant}) of "
-			   "letters, digits, '_', '-', '.'",
-			   v);
+	size_t at, len;
+	const char *why = lidia_store_template_problem(v, &at, &len);
+
+	/* Checked whole here, so that no output fails on it at run time. */
+	if (why)
+		return len && len < strlen(v)
+			       ? bad(d, err, err_size, "'%s': '%.*s': %s", v, (int)len, v + at, why)
+			       : bad(d, err, err_size, "'%s': %s", v, why);
 	o->store.key_template = v;
 	o->store.layout = LIDIA_LAYOUT_TEMPLATE;
 	return 0;

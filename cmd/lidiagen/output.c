@@ -56,23 +56,48 @@ static int compare_sink(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* Whether the file at path holds the very bytes the builder would write. */
-static bool same_bytes(const char *path, struct lidia_builder *bld)
+/* Whether the file open as fd (< 0: none) holds the very bytes the builder would write. */
+static bool same_bytes(int fd, struct lidia_builder *bld)
 {
-	struct compare *c = malloc(sizeof(*c));
+	struct compare *c;
 	struct stat st;
 	bool same = false;
 
-	if (!c)
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != lidia_builder_file_size(bld) || lseek(fd, 0, SEEK_SET) ||
+	    !(c = malloc(sizeof(*c))))
 		return false;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd >= 0 && !fstat(c->fd, &st) && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size == lidia_builder_file_size(bld))
-		same = !lidia_builder_write(bld, compare_sink, c);
-	if (c->fd >= 0)
-		close(c->fd);
+	c->fd = fd;
+	same = !lidia_builder_write(bld, compare_sink, c);
 	free(c);
 	return same;
+}
+
+/*
+ * A store error said: a symbolic link in the tree is named (nothing below
+ * -o is reached through one, lidia.h), anything else with what was done.
+ */
+static int store_failed(struct batch *b, struct group *g, const char *doing, const char *path,
+			int err)
+{
+	const char *input = b->state.parts[g->main].path;
+	size_t at;
+
+	if (err != LIDIA_E_SYMLINK) {
+		group_message(g, true, "%s: cannot %s '%s': %s", input, doing, path,
+			      lidia_strerror(err));
+		return err;
+	}
+	at = lidia_store_symlink_at(b->o->out_dir, g->out_key);
+	group_message(g, true, "%s: %s/%.*s: %s", input, b->o->out_dir,
+		      (int)(at ? at : strlen(g->out_key)), g->out_key, lidia_strerror(err));
+	return err;
+}
+
+/* What is at the group's key: an fd, or -errno (-ENOENT: nothing) or LIDIA_E_SYMLINK. */
+static int open_key(struct batch *b, struct group *g)
+{
+	return lidia_store_open(b->o->out_dir, g->out_key);
 }
 
 /*
@@ -111,14 +136,14 @@ static int write_file_output(struct batch *b, struct group *g, struct lidia_buil
 {
 	const char *input = b->state.parts[g->main].path;
 	struct existing now;
-	int err;
+	int err, fd;
 
-	if ((err = lidia_store_write(bld, b->o->out_dir, g->out_key))) {
-		group_message(g, true, "%s: cannot write '%s': %s", input, path,
-			      lidia_strerror(err));
-		return err;
-	}
-	existing_read(path, b->o->manifest != NULL, &now);
+	if ((err = lidia_store_write(bld, b->o->out_dir, g->out_key)))
+		return store_failed(b, g, "write", path, err);
+	fd = open_key(b, g);
+	existing_read_fd(fd, b->o->manifest != NULL, &now);
+	if (fd >= 0)
+		close(fd);
 	if (!now.valid) {
 		group_message(g, true, "%s: '%s' is not the file just written (another run?)",
 			      input, path);
@@ -216,20 +241,22 @@ static int write_tree(struct batch *b, struct group *g, struct lidia_builder *bl
 	struct lidia_store_lock *lock;
 	char path[PATH_MAX];
 	bool changed;
-	struct stat st;
-	int err = 0;
+	int err = 0, fd;
 
 	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
-	if ((err = lidia_store_lock(&lock, b->o->out_dir, g->out_key))) {
-		group_message(g, true, "%s: cannot lock '%s': %s", b->state.parts[g->main].path,
-			      path, lidia_strerror(err));
-		return err;
+	if ((err = lidia_store_lock(&lock, b->o->out_dir, g->out_key)))
+		return store_failed(b, g, "lock", path, err);
+	if ((fd = open_key(b, g)) == LIDIA_E_SYMLINK) {
+		lidia_store_unlock(lock);
+		return store_failed(b, g, "write", path, fd);
 	}
-	if ((changed = !existing_same_file(path, ex))) {
-		existing_read(path, b->o->manifest != NULL, ex);
-		g->there_exists = ex->valid || !lstat(path, &st);
+	if ((changed = !existing_same_fd(fd, ex))) {
+		existing_read_fd(fd, b->o->manifest != NULL, ex);
+		g->there_exists = fd >= 0;
 	}
-	*how = ex->valid && same_bytes(path, bld) ? WRITTEN_SAME : WRITTEN;
+	*how = ex->valid && same_bytes(fd, bld) ? WRITTEN_SAME : WRITTEN;
+	if (fd >= 0)
+		close(fd);
 	if (*how == WRITTEN_SAME)
 		describe_there(g, ex);
 	else if (!changed || !kept_meanwhile(g, ex, how))
@@ -244,15 +271,18 @@ int output_write(struct batch *b, struct group *g, struct lidia_builder *bld, en
 		return publish_output(b, g, bld, &g->there, how);
 	return write_tree(b, g, bld, &g->there, how);
 }
-/* What the tree holds at the group's key. */
-static void probe_tree(struct batch *b, struct group *g)
+/* What the tree holds at the group's key; a link on the way fails the group. */
+static int probe_tree(struct batch *b, struct group *g)
 {
-	char path[PATH_MAX];
-	struct stat st;
+	int fd = open_key(b, g);
 
-	snprintf(path, sizeof(path), "%s/%s", b->o->out_dir, g->out_key);
-	existing_read(path, b->o->manifest != NULL, &g->there);
-	g->there_exists = g->there.valid || !lstat(path, &st);
+	if (fd == LIDIA_E_SYMLINK)
+		return store_failed(b, g, "read", "", fd);
+	existing_read_fd(fd, b->o->manifest != NULL, &g->there);
+	g->there_exists = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	return 0;
 }
 
 int output_probe(struct batch *b, struct group *g)
@@ -267,7 +297,8 @@ int output_probe(struct batch *b, struct group *g)
 		return ret;
 	}
 	if (!b->o->bucket) {
-		probe_tree(b, g);
+		if ((ret = probe_tree(b, g)))
+			return ret;
 	} else if ((ret = publish_probe(b->o->bucket, g->out_key, &g->there, &g->there_exists, err,
 					sizeof(err)))) {
 		group_message(g, true, "%s: %s", b->state.parts[g->main].path, err);

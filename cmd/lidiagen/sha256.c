@@ -31,46 +31,49 @@ void sha256_hex(const void *buf, size_t len, char out[65])
 	digest_hex(&c, out);
 }
 
-int sha256_file(const char *path, char out[65])
+int sha256_fd(int fd, char out[65])
 {
 	enum { CHUNK = 1 << 18 };
 	struct sha256_ctx c;
-	unsigned char *buf;
-	struct stat st;
-	int err;
-	/* Not blocking: a FIFO where a file was (an index's path, say) must not hang the run. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	unsigned char *buf = malloc(CHUNK);
+	off_t at = 0;
 
-	if (fd < 0)
-		return -errno;
-	/* Only a regular file's bytes are hashed. */
-	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	if (!(buf = malloc(CHUNK))) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	sha256_init(&c);
 	for (;;) {
-		ssize_t n = read(fd, buf, CHUNK);
+		ssize_t n = pread(fd, buf, CHUNK, at);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err = -errno;
-			close(fd);
+			int err = -errno;
+
 			free(buf);
 			return err;
 		}
 		if (n == 0)
 			break;
 		sha256_update(&c, (size_t)n, buf);
+		at += n;
 	}
-	close(fd);
 	free(buf);
 	digest_hex(&c, out);
 	return 0;
+}
+
+int sha256_file(const char *path, char out[65])
+{
+	/* Not blocking: a FIFO where a file was (an index's path, say) must not hang the run. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	/* Only a regular file's bytes are hashed. */
+	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (!err)
+		err = sha256_fd(fd, out);
+	close(fd);
+	return err;
 }

@@ -14,6 +14,7 @@
 void sha256_hex(const void *buf, size_t len, char out[65]);
 
 /* The SHA-256 of a file's contents, read in pieces; -errno on failure. */
+int sha256_fd(int fd, char out[65]); /* from its start, whatever fd's offset */
 int sha256_file(const char *path, char out[65]);
 
 #endif

@@ -52,6 +52,8 @@ struct upload {
 
 /* ---- listing the tree ---- */
 
+static void say(struct up_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int add_file(struct upload *u, const char *key)
 {
 	if (u->nfiles == u->cap) {
@@ -71,9 +73,26 @@ static int add_file(struct upload *u, const char *key)
 }
 
 /*
+ * A symbolic link in the tree: not followed, so nothing outside the tree is
+ * published; a failure naming it, not a silent gap in the bucket.
+ */
+static int add_link(struct upload *u, const char *key)
+{
+	struct up_file *f;
+	int err = add_file(u, key);
+
+	if (err)
+		return err;
+	f = &u->files[u->nfiles - 1];
+	f->status = UP_FAILED;
+	say(f, "%s/%s: %s: not uploaded", u->o->dir, key, lidia_strerror(LIDIA_E_SYMLINK));
+	return 0;
+}
+
+/*
  * Regular files under dir/rel, as keys. Temporary files of a writer (and
  * other hidden names) are passed over, as a sync passes them over; symbolic
- * links are not followed, so nothing outside the tree is published.
+ * links are not followed (add_link).
  */
 static int list_dir(struct upload *u, const char *rel, unsigned depth)
 {
@@ -103,6 +122,8 @@ static int list_dir(struct upload *u, const char *rel, unsigned depth)
 			err = list_dir(u, key, depth + 1);
 		else if (S_ISREG(st.st_mode))
 			err = add_file(u, key);
+		else if (S_ISLNK(st.st_mode))
+			err = add_link(u, key);
 	}
 	closedir(d);
 	return err;
@@ -119,8 +140,6 @@ struct up_task {
 	struct upload *u;
 	struct up_file *f;
 };
-
-static void say(struct up_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void say(struct up_file *f, const char *fmt, ...)
 {
@@ -144,17 +163,21 @@ static bool leave_there(const struct upload_opts *o, const struct existing *ex,
 	return !strcmp(ex->sha, now->sha) || keep_enough(ex->level, now->level);
 }
 
-/* The whole file, read once: what is checked, hashed and sent are the same bytes. */
-static int slurp(const char *path, void **out, size_t *size)
+/*
+ * The whole file, read once: what is checked, hashed and sent are the same
+ * bytes. Opened below the tree as the store opens a key: a link put there
+ * since the listing is not followed either.
+ */
+static int slurp(const char *dir, const char *key, void **out, size_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lidia_store_open(dir, key);
 	struct stat st;
 	size_t got = 0;
 	char *buf;
 
 	*out = NULL;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > UPLOAD_MAX_SIZE ||
 	    !(buf = malloc((size_t)st.st_size + 1))) {
 		close(fd);
@@ -186,9 +209,9 @@ static void upload_one(struct upload *u, struct up_file *f)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", o->dir, f->key);
-	if ((ret = slurp(path, &buf, &size))) {
+	if ((ret = slurp(o->dir, f->key, &buf, &size))) {
 		f->status = UP_FAILED;
-		say(f, "%s: %s", path, strerror(-ret));
+		say(f, "%s: %s", path, lidia_strerror(ret));
 		return;
 	}
 	existing_read_mem(buf, size, &f->now);
@@ -368,6 +391,8 @@ static int upload_all(struct upload *u)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < u->nfiles; i++) {
+		if (u->files[i].status != UP_PENDING)
+			continue; /* failed at listing (a link) */
 		tasks[i] = (struct up_task){ u, &u->files[i] };
 		pool_add(&pool, run_task, &tasks[i]);
 	}

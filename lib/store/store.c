@@ -2,7 +2,9 @@
 /*
  * Store: where each build ID's file goes, and getting it there atomically.
  * Keys are made only from validated build IDs and tenants, never from input
- * file names, so no input can steer a write outside the output tree. The
+ * file names, so no input can steer a write outside the output tree; and
+ * every path below the tree's directory is resolved without following a
+ * symbolic link (beneath.h), so no link put in the tree can either. The
  * one temp-then-rename writer (lidia_store_write_file) writes every file,
  * outputs and the command's state and manifest alike, and keeps a registry
  * of its live temporary files for a signal handler to remove. A key's lock
@@ -17,9 +19,10 @@
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "beneath.h"
 
 int lidia_store_layout_parse(const char *name, enum lidia_layout *out)
 {
@@ -60,34 +63,6 @@ bool lidia_store_tenant_valid(const char *t)
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      c == '_' || c == '-' || c == '.'))
 			return false;
-	}
-	return true;
-}
-
-bool lidia_store_template_valid(const char *t)
-{
-	const char *p = t;
-
-	if (!t || !*t || t[0] == '/' || !strstr(t, "{build_id}") || strlen(t) > 256)
-		return false;
-	/* Each path element: not empty, not "." or "..", only safe characters. */
-	while (*p) {
-		const char *end = strchr(p, '/');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		for (size_t i = 0; i < n; i++) {
-			char c = p[i];
-
-			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-			      (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.' ||
-			      c == '{' || c == '}'))
-				return false;
-		}
-		p += n;
-		if (*p == '/')
-			p++;
 	}
 	return true;
 }
@@ -163,24 +138,6 @@ int lidia_store_key(char *key, size_t key_size, const char *build_id,
 	return n < 0 || (size_t)n >= key_size ? -ENOSPC : 0;
 }
 
-/* mkdir -p of path's parent directories (path is modified and restored). */
-static int make_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST) {
-			int err = -errno;
-
-			*p = '/';
-			return err;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
 static mode_t process_umask;
 
@@ -192,29 +149,97 @@ static void read_umask(void)
 }
 
 /*
- * A temporary file of the writer: ".<name>.tmp.XXXXXX" beside the final name.
+ * A temporary file of the writer: ".<name>.lidiagen.tmp.XXXXXX" beside the
+ * final name, X from [A-Za-z0-9]; a key's lock is ".<name>.lidiagen.tmp.locked".
  * While its writer lives it holds an flock on it, so that a later run can
  * tell a writer's file from one a killed run left behind.
  */
+#define TEMP_MARK ".lidiagen.tmp."
+#define TEMP_MARK_LEN (sizeof(TEMP_MARK) - 1)
+#define TEMP_RANDOM 6
+
+static bool alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Any writer's temporary file, this version's or an earlier one's (".<name>.tmp.XXXXXX"). */
 bool lidia_store_is_temp(const char *name)
 {
 	size_t n = strlen(name);
 
 	if (n < 13 || name[0] != '.' || memcmp(name + n - 11, ".tmp.", 5))
 		return false;
-	for (size_t i = n - 6; i < n; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
-		      (name[i] >= 'A' && name[i] <= 'Z')))
+	for (size_t i = n - TEMP_RANDOM; i < n; i++)
+		if (!alnum(name[i]))
 			return false;
 	return true;
+}
+
+/*
+ * Only a name this store makes, exactly: '.', a name a key can end in (not
+ * hidden, [A-Za-z0-9_.-]), the mark, six random characters. A user's
+ * ".notes.tmp.backup" is no temporary file of ours, and neither is one an
+ * earlier lidiagen left without the mark (".<name>.tmp.XXXXXX"): those
+ * the cleaner leaves alone.
+ */
+static bool is_own_temp(const char *name)
+{
+	size_t n = strlen(name), base;
+
+	if (n < 2 + TEMP_MARK_LEN + TEMP_RANDOM || name[0] != '.' || name[1] == '.')
+		return false;
+	base = n - TEMP_RANDOM - TEMP_MARK_LEN;
+	if (memcmp(name + base, TEMP_MARK, TEMP_MARK_LEN))
+		return false;
+	for (size_t i = 1; i < base; i++)
+		if (!alnum(name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
+			return false;
+	for (size_t i = n - TEMP_RANDOM; i < n; i++)
+		if (!alnum(name[i]))
+			return false;
+	return true;
+}
+
+/* name's temporary file (or lock) into out, ending in suffix; -ENAMETOOLONG past NAME_MAX. */
+static int temp_name(char *out, size_t out_size, const char *name, const char *suffix)
+{
+	int n = snprintf(out, out_size, ".%s" TEMP_MARK "%s", name, suffix);
+
+	return n < 0 || (size_t)n >= out_size || n > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* Six characters no other writer is likely to pick: O_EXCL settles the unlikely. */
+static void random_suffix(char out[TEMP_RANDOM + 1])
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static atomic_uint_fast64_t counter;
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32 ^
+	    (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20;
+	/* splitmix64's finaliser: every input bit moves every output character. */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	for (int i = 0; i < TEMP_RANDOM; i++, x /= 62)
+		out[i] = set[x % 62];
+	out[TEMP_RANDOM] = '\0';
 }
 
 /*
  * The live temporary files of this process (git's tempfile.c), for
  * lidia_store_remove_temps() to remove from a signal handler. Slots are
  * pushed at the head and never freed nor unlinked from the list, so the
- * handler can walk it at any moment without a lock; a slot's name is read
- * only while it is TEMP_LIVE, and written only while it is not.
+ * handler can walk it at any moment without a lock; a slot's directory
+ * and name are read only while it is TEMP_LIVE, and written only while it
+ * is not. The name is relative to the directory's fd, which its writer
+ * keeps open while the slot is live: the handler unlinks by it, so that no
+ * link put in the tree meanwhile steers it elsewhere.
  */
 enum { TEMP_FREE, TEMP_TAKEN, TEMP_LIVE };
 
@@ -222,7 +247,8 @@ struct temp {
 	struct temp *next;
 	atomic_int state;
 	pid_t owner; /* a forked child does not remove its parent's files */
-	char path[PATH_MAX];
+	int dirfd;
+	char name[NAME_MAX + 1];
 };
 
 static _Atomic(struct temp *) temps;
@@ -250,31 +276,46 @@ void lidia_store_remove_temps(void)
 {
 	pid_t me = getpid();
 
-	/* Async-signal-safe: atomic loads, getpid() and unlink() only. */
+	/* Async-signal-safe: atomic loads, getpid() and unlinkat() only. */
 	for (struct temp *t = atomic_load(&temps); t; t = t->next)
 		if (atomic_load(&t->state) == TEMP_LIVE && t->owner == me)
-			unlink(t->path);
+			unlinkat(t->dirfd, t->name, 0);
+}
+
+/* Whether t's name in its directory still leads to the file open as fd. */
+static bool still_named(const struct temp *t, int fd)
+{
+	struct stat mine, named;
+
+	return !fstat(fd, &mine) && !fstatat(t->dirfd, t->name, &named, AT_SYMLINK_NOFOLLOW) &&
+	       mine.st_ino == named.st_ino && mine.st_dev == named.st_dev;
 }
 
 /*
- * A new temporary file from pattern, locked and registered in t. A cleaner
- * (lidia_store_clean) that opened the name before our lock may have removed
- * it: then the name no longer leads to our file, and we make another.
+ * A new temporary file for name in dirfd, locked and registered in t. A
+ * cleaner (lidia_store_clean) that opened the name before our lock may
+ * have removed it: then the name no longer leads to our file, and we make
+ * another.
  */
-static int temp_create(struct temp *t, const char *pattern)
+static int temp_create(struct temp *t, int dirfd, const char *name)
 {
+	t->dirfd = dirfd;
 	for (int tries = 0; tries < 100; tries++) {
-		struct stat mine, named;
-		int fd;
+		char rnd[TEMP_RANDOM + 1];
+		int fd, err;
 
-		snprintf(t->path, sizeof(t->path), "%s", pattern);
-		fd = mkostemp(t->path, O_CLOEXEC);
+		random_suffix(rnd);
+		if ((err = temp_name(t->name, sizeof(t->name), name, rnd)))
+			return err;
+		fd = openat(dirfd, t->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
 		if (fd < 0)
 			return -errno;
 		t->owner = getpid();
 		atomic_store(&t->state, TEMP_LIVE);
-		if (!flock(fd, LOCK_EX) && !fstat(fd, &mine) && !stat(t->path, &named) &&
-		    mine.st_ino == named.st_ino && mine.st_dev == named.st_dev)
+		if (!flock(fd, LOCK_EX) && still_named(t, fd))
 			return fd;
 		atomic_store(&t->state, TEMP_TAKEN);
 		close(fd);
@@ -282,35 +323,37 @@ static int temp_create(struct temp *t, const char *pattern)
 	return -EAGAIN;
 }
 
-int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx)
+/*
+ * Write name in dirfd through a temporary file beside it, renamed over it
+ * when whole. With no_link, a symbolic link at name fails with -ELOOP
+ * rather than being replaced: a key's place is the tree's own.
+ */
+static int write_at(int dirfd, const char *name, bool no_link, lidia_store_fill_fn fill, void *ctx)
 {
-	char pattern[PATH_MAX];
-	const char *base = strrchr(path, '/');
 	struct temp *t;
-	int fd, err, n;
+	struct stat st;
+	int fd, err;
 
-	base = base ? base + 1 : path;
-	/* The temporary file sits beside the final one, so rename() is atomic. */
-	n = snprintf(pattern, sizeof(pattern), "%.*s.%s.tmp.XXXXXX", (int)(base - path), path,
-		     base);
-	if (n < 0 || (size_t)n >= sizeof(pattern))
-		return -ENAMETOOLONG;
 	if (!(t = temp_take()))
 		return -ENOMEM;
-	fd = temp_create(t, pattern);
+	fd = temp_create(t, dirfd, name);
 	if (fd < 0) {
 		atomic_store(&t->state, TEMP_FREE);
 		return fd;
 	}
-	/* mkstemp makes 0600; files are meant to be shared, so honour the umask instead. */
+	/* mkstemp would make 0600; files are meant to be shared, so honour the umask instead. */
 	pthread_once(&umask_once, read_umask);
 	err = fchmod(fd, 0666 & ~process_umask) ? -errno : 0;
 	if (!err)
 		err = fill(fd, ctx);
-	if (!err && rename(t->path, path))
+	if (!err && no_link && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode))
+		err = -ELOOP;
+	/* The temporary file sits beside the final one, so the rename is atomic. */
+	if (!err && renameat(dirfd, t->name, dirfd, name))
 		err = -errno;
 	if (err)
-		unlink(t->path);
+		unlinkat(dirfd, t->name, 0);
 	atomic_store(&t->state, TEMP_FREE);
 	/* Closed (and so unlocked) only once renamed: a cleaner never sees it unlocked. */
 	if (close(fd) && !err)
@@ -318,9 +361,49 @@ int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx
 	return err;
 }
 
+int lidia_store_write_file(const char *path, lidia_store_fill_fn fill, void *ctx)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	int dirfd, err;
+
+	/* A path the caller names is followed as the caller named it, links and all. */
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+				  slash ? path : ".") >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if ((dirfd = open_tree(dir, false)) < 0)
+		return dirfd;
+	err = write_at(dirfd, base, false, fill, ctx);
+	close(dirfd);
+	return err;
+}
+
+/* The directory of key below dir, made when create; *base its last element. */
+static int open_key_dir(const char *dir, const char *key, bool create, const char **base)
+{
+	char parent[PATH_MAX];
+	int root, fd;
+
+	if ((fd = split_key(key, parent, sizeof(parent), base)))
+		return fd;
+	if ((root = open_tree(dir, create)) < 0)
+		return root;
+	fd = open_dir_beneath(root, parent, create);
+	close(root);
+	return fd;
+}
+
+/* A link on the way, said as such. */
+static int said(int err)
+{
+	return err == -ELOOP ? LIDIA_E_SYMLINK : err;
+}
+
 /*
- * A key's lock: an flock on ".<name>.tmp.locked" beside it. Named as a
- * temporary file so that every reader of a tree passes it over, the
+ * A key's lock: an flock on ".<name>.lidiagen.tmp.locked" beside it. Named
+ * as a temporary file so that every reader of a tree passes it over, the
  * cleaner removes one a killed run left (no one holds its flock), and the
  * signal handler removes ours; the holder removes it before letting go.
  * A name that no longer leads to the file locked (removed by its holder
@@ -334,15 +417,13 @@ struct lidia_store_lock {
 static int lock_open(struct temp *t)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		struct stat mine, named;
-		int fd = open(t->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		int fd = openat(t->dirfd, t->name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 		if (fd < 0)
 			return -errno;
 		while (flock(fd, LOCK_EX) && errno == EINTR)
 			;
-		if (!fstat(fd, &mine) && !stat(t->path, &named) && mine.st_ino == named.st_ino &&
-		    mine.st_dev == named.st_dev)
+		if (still_named(t, fd))
 			return fd;
 		close(fd);
 	}
@@ -353,46 +434,49 @@ int lidia_store_lock(struct lidia_store_lock **out, const char *dir, const char 
 {
 	struct lidia_store_lock *l = calloc(1, sizeof(*l));
 	const char *base;
-	char path[PATH_MAX];
-	int n, err;
+	int dirfd, err = 0;
 
 	*out = NULL;
 	if (!l)
 		return -ENOMEM;
-	n = snprintf(path, sizeof(path), "%s/%s", dir, key);
-	base = strrchr(path, '/') + 1;
-	if (n < 0 || (size_t)n >= sizeof(path) ||
-	    snprintf(NULL, 0, "%.*s.%s.tmp.locked", (int)(base - path), path, base) >= PATH_MAX) {
+	if ((dirfd = open_key_dir(dir, key, true, &base)) < 0) {
 		free(l);
-		return -ENAMETOOLONG;
+		return said(dirfd);
 	}
-	if ((err = make_parents(path)) || !(l->t = temp_take())) {
-		free(l);
-		return err ? err : -ENOMEM;
-	}
-	snprintf(l->t->path, sizeof(l->t->path), "%.*s.%s.tmp.locked", (int)(base - path), path,
-		 base);
+	if (!(l->t = temp_take()))
+		err = -ENOMEM;
+	else if (!(err = temp_name(l->t->name, sizeof(l->t->name), base, "locked")))
+		l->t->dirfd = dirfd;
+	if (err)
+		goto fail;
 	l->t->owner = getpid();
 	/* Registered before it exists: a signal meanwhile removes at most a name not yet made. */
 	atomic_store(&l->t->state, TEMP_LIVE);
-	if ((l->fd = lock_open(l->t)) < 0) {
-		err = l->fd;
-		atomic_store(&l->t->state, TEMP_FREE);
-		free(l);
-		return err;
+	if ((l->fd = lock_open(l->t)) >= 0) {
+		*out = l;
+		return 0;
 	}
-	*out = l;
-	return 0;
+	err = said(l->fd);
+fail:
+	if (l->t)
+		atomic_store(&l->t->state, TEMP_FREE);
+	close(dirfd);
+	free(l);
+	return err;
 }
 
 void lidia_store_unlock(struct lidia_store_lock *l)
 {
+	int dirfd;
+
 	if (!l)
 		return;
 	/* Removed while still held: a waiter then finds the name gone, and makes it again. */
-	unlink(l->t->path);
+	dirfd = l->t->dirfd;
+	unlinkat(dirfd, l->t->name, 0);
 	atomic_store(&l->t->state, TEMP_FREE);
 	close(l->fd);
+	close(dirfd);
 	free(l);
 }
 
@@ -412,18 +496,21 @@ static int fill_store(int fd, void *ctx)
 
 static int store(const char *dir, const char *key, const struct store_src *src)
 {
-	char path[PATH_MAX];
-	int err, n;
+	const char *base;
+	int dirfd, err;
 
-	n = snprintf(path, sizeof(path), "%s/%s", dir, key);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	if ((err = make_parents(path)))
-		return err;
-	return lidia_store_write_file(path, fill_store, (void *)src);
+	if ((dirfd = open_key_dir(dir, key, true, &base)) < 0)
+		return said(dirfd);
+	err = write_at(dirfd, base, true, fill_store, (void *)src);
+	close(dirfd);
+	return said(err);
 }
 
-/* Remove the temporary files no live writer holds, depth levels down from dirfd. */
+/*
+ * Remove the temporary files no live writer holds, depth levels down from
+ * dirfd: only names in this store's exact pattern, and never through a
+ * link (fstatat and openat, neither following one).
+ */
 static size_t clean_dir(int dirfd, unsigned depth)
 {
 	size_t removed = 0;
@@ -448,9 +535,9 @@ static size_t clean_dir(int dirfd, unsigned depth)
 				removed += clean_dir(fd, depth - 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || !lidia_store_is_temp(de->d_name))
+		if (!S_ISREG(st.st_mode) || !is_own_temp(de->d_name))
 			continue;
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (!flock(fd, LOCK_EX | LOCK_NB) && !unlinkat(dirfd, de->d_name, 0))
@@ -463,7 +550,8 @@ static size_t clean_dir(int dirfd, unsigned depth)
 
 /*
  * Where a layout's keys live: the directory of the key's fixed leading
- * elements (the tenant's for pyroscope), and how many levels below it.
+ * elements (the tenant's for pyroscope, "" for none), and how many levels
+ * below it.
  */
 static int layout_root(const struct lidia_store_opts *opts, char *root, size_t root_size,
 		       unsigned *depth)
@@ -479,8 +567,8 @@ static int layout_root(const struct lidia_store_opts *opts, char *root, size_t r
 	p = strstr(key, id);
 	for (const char *c = key; c < p; c++)
 		if (*c == '/')
-			fixed = (size_t)(c - key) + 1;
-	for (const char *c = key + fixed; *c; c++)
+			fixed = (size_t)(c - key);
+	for (const char *c = key + fixed + (fixed > 0); *c; c++)
 		*depth += *c == '/';
 	if (fixed + 1 > root_size)
 		return -ENAMETOOLONG;
@@ -491,18 +579,19 @@ static int layout_root(const struct lidia_store_opts *opts, char *root, size_t r
 
 int lidia_store_clean(const char *dir, const struct lidia_store_opts *opts, size_t *removed)
 {
-	char root[LIDIA_KEY_MAX + 256], path[PATH_MAX];
+	char root[LIDIA_KEY_MAX + 256];
 	unsigned depth;
-	int fd, err;
+	int tree, fd, err;
 
 	*removed = 0;
 	if ((err = layout_root(opts, root, sizeof(root), &depth)))
 		return err;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, root) >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if ((tree = open_tree(dir, false)) < 0)
+		return tree == -ENOENT ? 0 : tree;
+	fd = open_dir_beneath(tree, root, false);
+	close(tree);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : said(fd);
 	*removed = clean_dir(fd, depth);
 	return 0;
 }
