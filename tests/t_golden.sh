@@ -23,3 +23,17 @@ done
 if [ "$n" -eq 0 ]; then
 	not_ok "golden cases found" "no *.lookups under $golden"
 fi
+
+# The files here came from ../shared/golden/ (tests/golden/README.md); where
+# that directory sits beside the tree, they must still be its copies.
+shared=$TESTS_ROOT/../shared/golden
+if [ -d "$shared" ]; then
+	differ=$(cd "$golden" && find . -type f ! -name 'README*' | sort | while read -r f; do
+		cmp -s "$f" "$shared/$f" || echo "${f#./}"
+	done)
+	if [ -z "$differ" ]; then
+		ok "golden files equal their copies in $shared"
+	else
+		not_ok "golden files equal their copies in $shared" "differ or missing there:" "$differ"
+	fi
+fi

@@ -45,20 +45,38 @@ int main(void)
 }
 C
 export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_LIBDIR=$stage/usr/lib/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-flags=$(pkg-config --cflags --libs lidia 2>&1)
+# Each status is taken at once, before another command replaces $?.
+flags=$(pkg-config --cflags --libs lidia 2>"$TEST_TMP/pkg-config.err")
+rc=$?
+[ $rc -eq 0 ] && grep -qF -e "-I$stage/usr/include" <<<"$flags" &&
+	grep -qF -e "-L$stage/usr/lib" <<<"$flags" && grep -qF -e "-llidia" <<<"$flags"
+check "pkg-config --cflags --libs lidia names the staged header and library" [ $? -eq 0 ] ||
+	diag "exit $rc: $flags" "$(cat "$TEST_TMP/pkg-config.err")"
 # A sanitized build (make SANITIZE=...) installs a sanitized library: its users build so too.
 san=${SANITIZE:+-fsanitize=$SANITIZE}
-check "pkg-config --cflags --libs lidia" [ $? -eq 0 ] || diag "$flags"
 out=$(cc -std=c11 -Wall -Werror $san -o "$TEST_TMP/consumer" "$TEST_TMP/consumer.c" $flags 2>&1)
 check "a program builds against the installed shared library" [ $? -eq 0 ] || diag "$out"
 out=$(LD_LIBRARY_PATH=$stage/usr/lib "$TEST_TMP/consumer" 2>&1)
 check "and runs: $out" [ $? -eq 0 ]
+pc=$stage/usr/lib/pkgconfig/lidia.pc
+cflags=$(pkg-config --cflags lidia 2>&1)
+rc=$?
+requires=$(sed -n 's/^Requires.private: //p' "$pc")
+private=$(pkg-config --libs $requires 2>&1)
+rc_private=$?
+[ $rc -eq 0 ] && [ -n "$cflags" ] && [ -n "$requires" ] && [ $rc_private -eq 0 ] && [ -n "$private" ]
+check "pkg-config --cflags lidia, --libs of its Requires.private ($requires)" [ $? -eq 0 ] ||
+	diag "$cflags" "$private"
 out=$(cc -std=c11 -Wall -Werror $san -o "$TEST_TMP/consumer-static" "$TEST_TMP/consumer.c" \
-	$(pkg-config --cflags lidia) "$stage/usr/lib/liblidia.a" \
-	$(pkg-config --libs $(sed -n 's/^Requires.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc")) \
-	$(sed -n 's/^Libs.private: //p' "$stage/usr/lib/pkgconfig/lidia.pc") 2>&1)
+	$cflags "$stage/usr/lib/liblidia.a" $private $(sed -n 's/^Libs.private: //p' "$pc") 2>&1)
 check "a program links the static library" [ $? -eq 0 ] || diag "$out"
-check "exports only lidia_ symbols" bash -c "! nm -D --defined-only '$stage/usr/lib/liblidia.so' | awk '\$2 == \"T\" { print \$3 }' | grep -v '^lidia_'"
+syms=$(nm -D --defined-only "$stage/usr/lib/liblidia.so" 2>&1)
+rc=$?
+funcs=$(awk '$2 == "T" { print $3 }' <<<"$syms")
+others=$(grep -v '^lidia_' <<<"$funcs")
+[ $rc -eq 0 ] && [ -n "$funcs" ] && [ -z "$others" ]
+check "exports only lidia_ symbols" [ $? -eq 0 ] ||
+	diag "nm exit $rc, $(grep -c . <<<"$funcs") functions" "$(head -n 5 <<<"${others:-$syms}")"
 
 printf '#include <lidia.h>\n' > "$TEST_TMP/header.c"
 out=$(cc -std=c11 -pedantic -Wall -Wextra -Werror -c -o /dev/null -I "$stage/usr/include" "$TEST_TMP/header.c" 2>&1)
@@ -67,5 +85,8 @@ out=$(c++ -std=c++11 -pedantic -Wall -Werror -x c++ -c -o /dev/null -I "$stage/u
 check "lidia.h compiles alone as C++" [ $? -eq 0 ] || diag "$out"
 
 out=$(make -C "$top" -s uninstall PREFIX=/usr DESTDIR="$stage" 2>&1)
-left=$(find "$stage" -type f -o -type l)
-check "make uninstall removes every installed file" [ -z "$left" ] || diag "$left"
+check "make uninstall PREFIX=/usr DESTDIR=..." [ $? -eq 0 ] || diag "$out"
+left=$(find "$stage" -type f -o -type l 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ -z "$left" ]
+check "make uninstall removes every installed file" [ $? -eq 0 ] || diag "$left"

@@ -7,7 +7,16 @@
 # stride that keeps the total near 20000: every byte of small programs; never
 # addresses from our output), the (function, file) frames of
 # `pyroscope_reader --json FILE ADDR...` equal `lidiagen lookup --json`'s.
-# One example per differing frame chain is shown.
+# That only proves that two readers agree on the file; what they find there is
+# checked against an independent oracle: at the same addresses, Pyroscope's
+# chain of (function, file) frames, inline frames included, must be the one
+#   llvm-symbolizer (llvm-16) --obj=ELF --inlines --output-style=JSON
+# gives, where ELF is the input (the debug file of a pair), wherever it names
+# a function. Counted apart: addresses where it names none, and those whose
+# nearest symbol is no sized function (a zero-size label such as _init, which
+# it stretches; lidia files leave those out). Go binaries: its DWARF names and
+# files are mapped to the pclntab's by the linker's rules (lidiacheck.py,
+# go_dwarf_frames). One example per differing frame chain is shown.
 # Inputs: every golden input that has a GNU build ID, the golden split pair
 # converted together, and the test programs of tests/lib/fixtures.sh. A
 # stripped executable alone has no function to give: no file is written for
@@ -17,14 +26,16 @@ set -u
 . "$TESTS_LIB/fixtures.sh"
 
 work=$(scratch out)
+need_tool llvm-symbolizer "$LLVM_SYMBOLIZER" || exit 0
 
-# check_file LABEL INPUT...: convert, then compare.
+# check_file LABEL INPUT...: convert, then compare; the oracle reads the last
+# INPUT (the debug file of a pair).
 check_file() {
 	local label=$1
 	shift
 	convert_one "writer $label" "$work/$label" "$@" || return
-	"$PYTHON" "$TESTS_LIB/lidiacheck.py" pyroscope "$LIDIAGEN" "$PYROSCOPE_READER" "$label" \
-		"$LIDIA_OUT" "$@"
+	"$PYTHON" "$TESTS_LIB/lidiacheck.py" pyroscope --oracle "$LLVM_SYMBOLIZER" "${@: -1}" \
+		"$LIDIAGEN" "$PYROSCOPE_READER" "$label" "$LIDIA_OUT" "$@"
 }
 
 # check_nothing LABEL INPUT: no file, exit 0, and the warning with its fix.

@@ -3,10 +3,10 @@
  * The bucket outputs go to (-o s3://BUCKET/PREFIX, and `lidiagen upload`):
  * its settings, checked once before any work, and a client per thread at
  * work, each keeping its connection. An object's metadata says what it
- * holds, so what the bucket has is known from a HEAD, without its body:
- * the same decisions as for a tree on disk (keep.c), plus one: an object
- * lidiagen did not write (Pyroscope's own, made from symbols alone) is
- * replaced.
+ * holds, so what the bucket has is known without its body, from a listing
+ * where the keys go and a HEAD of each key it does not settle: the same
+ * decisions as for a tree on disk (keep.c), plus one: an object lidiagen
+ * did not write (Pyroscope's own, made from symbols alone) is replaced.
  */
 #ifndef LIDIAGEN_PUBLISH_H
 #define LIDIAGEN_PUBLISH_H
@@ -21,9 +21,9 @@ struct publish;
 
 /*
  * The bucket of url, configured the AWS way (s3.h, s3_config_load) and
- * checked with a HEAD of the bucket. On failure a negative errno and one
- * line in err; usage is set when the failure is the command line's or
- * the configuration's (exit 2), not the bucket's (exit 1).
+ * checked with a listing of no key (s3_check_bucket). On failure a
+ * negative errno and one line in err; usage is set when the failure is the
+ * command line's or the configuration's (exit 2), not the bucket's (exit 1).
  */
 int publish_open(struct publish **out, const char *url, const struct s3_overrides *ov, char *err,
 		 size_t err_size, bool *usage);

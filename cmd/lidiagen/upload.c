@@ -24,7 +24,7 @@
 #include "upload.h"
 #include "usage.h"
 
-/* The largest file sent: a single PUT carries at most 5 GiB. */
+/* The largest file sent (each is read whole): 4 GiB, under S3's 5 GiB for one PUT. */
 #define UPLOAD_MAX_SIZE (4ULL << 30)
 
 enum up_status { UP_PENDING, UP_UPLOADED, UP_REPLACED, UP_EXISTS, UP_FAILED };
