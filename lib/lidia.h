@@ -158,6 +158,18 @@ struct lidia_archive_member {
 	const char *name;
 	const uint32_t *at;
 	unsigned depth;
+	/*
+	 * How elf_member's data is held: false, malloc'd; true, a private
+	 * writable mapping of an unnamed spill file (opts' spill_over), the
+	 * file gone with the mapping. lidia_archive_data_free() frees either.
+	 */
+	bool mapped;
+	/*
+	 * The bytes the member really holds: its size, less the pages of zeros
+	 * a spill file leaves as holes (a sparse member of 1 GiB may hold 20
+	 * KiB). What it costs in memory once its pages are read.
+	 */
+	uint64_t holds;
 };
 
 struct lidia_archive_opts {
@@ -207,9 +219,23 @@ struct lidia_archive_opts {
 	int (*elf_member)(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
 			  size_t size);
 	bool (*want_member)(void *ctx, const struct lidia_archive_member *m);
+	/*
+	 * With elf_member (elf's data is always malloc'd): a member of more
+	 * bytes than this is not read onto the heap but into an unnamed file
+	 * in spill_dir (NULL: $TMPDIR, else /tmp), pages of zeros left as
+	 * holes, and handed over mapped (m->mapped). Its pages are then the
+	 * page cache's, and a sparse member costs what it holds, not what it
+	 * claims. 0: never. A spill that fails (a full disk) is a problem with
+	 * the member, which is left out.
+	 */
+	uint64_t spill_over;
+	const char *spill_dir;
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })
+
+/* Free a member's data (size bytes) as elf_member was given it: mapped, or malloc'd. */
+LIDIA_API void lidia_archive_data_free(unsigned char *data, size_t size, bool mapped);
 
 /* True when the first bytes (at least 512 given, or the whole file) look like an archive. */
 LIDIA_API bool lidia_archive_magic(const unsigned char *head, size_t n);

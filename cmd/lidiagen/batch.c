@@ -14,6 +14,7 @@
 #include "batch_internal.h"
 #include "cpus.h"
 #include "index.h"
+#include "memory.h"
 #include "publish.h"
 #include "tempfile.h"
 #include "usage.h"
@@ -103,8 +104,9 @@ static int exit_code(const struct batch *b, int err)
 void batch_release(struct batch *b)
 {
 	for (size_t i = 0; i < b->ngroups; i++) {
-		free(b->groups[i].data[0]);
-		free(b->groups[i].data[1]);
+		for (int s = 0; s < 2; s++)
+			lidia_archive_data_free(b->groups[i].data[s], b->groups[i].size[s],
+						b->groups[i].mapped[s]);
 		free(b->groups[i].message);
 		free(b->groups[i].warning);
 	}
@@ -115,7 +117,38 @@ void batch_release(struct batch *b)
 	}
 	free(b->failures);
 	state_release(&b->state);
+	budget_destroy(&b->budget);
 	pthread_mutex_destroy(&b->lock);
+}
+
+/*
+ * The run's memory budget: --max-memory, else half of what the process may
+ * use (the cgroup's limit or the physical memory), the rest left to the
+ * page cache, the kernel and the other jobs of a CI runner. Members past
+ * a share of it per job are spilled rather than held on the heap: at most
+ * 64 MiB (a larger one costs a write to the page cache, not a copy the
+ * heap keeps), at least 1 MiB.
+ */
+static void set_budget(struct batch *b)
+{
+	unsigned jobs = b->o->jobs ? b->o->jobs : usable_cpus();
+	bool cgroup = false;
+	uint64_t limit = b->o->max_memory ? b->o->max_memory : usable_memory(&cgroup) / 2;
+	uint64_t spill = limit / (4 * (uint64_t)(jobs ? jobs : 1));
+
+	budget_init(&b->budget, limit);
+	b->spill_over = spill > (64ull << 20)  ? 64ull << 20
+			: spill < (1ull << 20) ? 1ull << 20
+					       : spill;
+	if (verbosity >= 2)
+		fprintf(stderr,
+			"lidiagen: memory budget %llu MiB (%s), archive members over %llu MiB "
+			"spilled to $TMPDIR\n",
+			(unsigned long long)(limit >> 20),
+			b->o->max_memory ? "--max-memory"
+			: cgroup	 ? "half the cgroup's memory limit"
+					 : "half the physical memory",
+			(unsigned long long)(b->spill_over >> 20));
 }
 
 void batch_init(struct batch *b, const struct batch_opts *o)
@@ -132,6 +165,7 @@ void batch_init(struct batch *b, const struct batch_opts *o)
 	};
 	pthread_mutex_init(&b->lock, NULL);
 	state_init(&b->state);
+	set_budget(b);
 }
 
 /* --index: read before any work (a bad index costs nothing); -1 when it cannot be used. */

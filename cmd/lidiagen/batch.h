@@ -34,6 +34,7 @@ struct batch_opts {
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;
 	unsigned jobs;	      /* 0: the number of cores */
+	uint64_t max_memory;  /* the run's memory budget in bytes; 0: half of what it may use */
 	const char *manifest; /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */

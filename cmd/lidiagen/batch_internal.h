@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "batch.h"
+#include "budget.h"
 #include "holdings.h"
 #include "pool.h"
 #include "state.h"
@@ -94,6 +95,9 @@ struct group {
 	char *warning; /* a warning about it, printed before its message */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
+	bool mapped[2];	   /* spilled: data is a mapping (lidia_archive_member.mapped) */
+	uint64_t holds[2]; /* the bytes each really holds (lidia_archive_member.holds) */
+	uint64_t reserved; /* of the budget, for the members loaded on the heap */
 };
 
 struct batch {
@@ -105,6 +109,8 @@ struct batch {
 	size_t ngroups;
 	size_t next_print;
 	struct pool pool;
+	struct budget budget; /* --max-memory: its own lock (budget.h) */
+	uint64_t spill_over;  /* archive members larger are spilled (lidia_archive_opts) */
 	/* counts for the progress line and the summary */
 	size_t files, elves, failed_inputs;
 	size_t skipped[SKIP_REASONS]; /* ELF images passed over, by reason */
@@ -201,6 +207,9 @@ int convert_all(struct batch *b);
 
 /* Convert one group (on a worker), then mark it done and print what is due. */
 void convert_group(struct batch *b, struct group *g);
+
+/* Free the group's loaded members, and give their bytes back to the budget. */
+void release_members(struct batch *b, struct group *g);
 
 /* ---- output.c: the tree, the bucket or stdout ---- */
 

@@ -35,7 +35,24 @@ static int open_part(struct batch *b, struct group *g, ssize_t idx, int slot,
 	}
 	if (!g->data[slot])
 		return -ENOENT; /* the member was not found again: the archive changed */
+	/* On the heap, or a spilled member's mapping: either is the group's until released. */
 	return lidia_elf_open_mem(out, g->data[slot], g->size[slot], p->path);
+}
+
+void release_members(struct batch *b, struct group *g)
+{
+	unsigned char *data[2];
+	uint64_t reserved;
+
+	pthread_mutex_lock(&b->lock);
+	memcpy(data, g->data, sizeof(data));
+	g->data[0] = g->data[1] = NULL;
+	reserved = g->reserved;
+	g->reserved = 0;
+	pthread_mutex_unlock(&b->lock);
+	for (int s = 0; s < 2; s++)
+		lidia_archive_data_free(data[s], g->size[s], g->mapped[s]);
+	budget_release(&b->budget, reserved);
 }
 
 /* Reading a group's images into a builder (under guard_run). */
@@ -164,9 +181,7 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 		group_message(g, true, "%s: %s", input, lidia_strerror(gr.err));
 		return gr.err;
 	}
-	free(g->data[0]);
-	free(g->data[1]);
-	g->data[0] = g->data[1] = NULL;
+	release_members(b, g);
 	pthread_mutex_lock(&b->lock);
 	b->bytes += b->state.parts[g->main].size + (g->bin >= 0 ? b->state.parts[g->bin].size : 0);
 	pthread_mutex_unlock(&b->lock);

@@ -179,7 +179,7 @@ static int identify_member(void *ctx, const struct lidia_archive_member *m, unsi
 		input_problem(c->b, m->path, "archives nested too deep to say where it is");
 	else
 		add_part(c->b, c->input, m->path, m->name, at, data, size);
-	free(data);
+	lidia_archive_data_free(data, size, m->mapped);
 	return 0;
 }
 
@@ -229,6 +229,7 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 		int err;
 
 		ao.elf_member = identify_member;
+		ao.spill_over = b->spill_over; /* big members mapped, not on the heap */
 		ao.want_member = want_member;
 		ao.problem = member_problem;
 		ao.ctx = &m;

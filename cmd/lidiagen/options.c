@@ -406,6 +406,11 @@ const struct opt_def convert_opts[] = {
 		 "convert N inputs at a time (default: the CPUs its affinity\n"
 		 "and cgroup quota allow);\n"
 		 "a big input alone is read on the threads free"),
+	ROW_SIZE("max-memory", "SZ", max_memory, "2G or 512M", RUNNING,
+		 "the memory the run may hold (default: half of the\n"
+		 "cgroup's limit, or of the physical memory): work\n"
+		 "waits for it; big archive members are spilled to\n"
+		 "an unnamed file in $TMPDIR, not held on the heap"),
 	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
 		     "convert only the build IDs of shard K of N"),
 	ROW_VALUE_FN(0, "shard-by", "HOW", set_shard_by, RUNNING,

@@ -5,6 +5,12 @@
  * archive one of the others reads is streamed once more, its members handed
  * to the groups that read them, and each group whose every part is then
  * loaded goes to the pool. convert.c does the converting.
+ *
+ * Both wait for the run's memory budget (budget.h): an archive streamed
+ * reserves the heap its members will take (those past the spill threshold
+ * go to the page cache, mapped: none), and those loaded stay reserved
+ * until their group frees them; a conversion reserves what its images
+ * hold, for the pages it reads and the tables it makes of them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +29,32 @@ struct convert_task {
 	struct group *g;
 };
 
+/*
+ * What converting a group takes besides its members loaded: about the
+ * bytes its images hold, for their pages read and what is made of them. A
+ * spilled member's pages of zeros are holes, never read: they cost nothing.
+ */
+static uint64_t convert_estimate(const struct batch *b, const struct group *g)
+{
+	ssize_t idx[2] = { g->main, g->bin };
+	uint64_t bytes = 0;
+
+	for (int s = 0; s < 2; s++)
+		if (idx[s] >= 0)
+			bytes += g->data[s] ? g->holds[s] : b->state.parts[idx[s]].size;
+	return bytes;
+}
+
 static void run_convert(void *arg)
 {
 	struct convert_task t = *(struct convert_task *)arg;
+	uint64_t bytes = convert_estimate(t.b, t.g);
 
 	free(arg);
+	budget_start(&t.b->budget, bytes);
 	convert_group(t.b, t.g);
+	release_members(t.b, t.g); /* whichever way it ended */
+	budget_end(&t.b->budget, bytes);
 }
 
 static void dispatch(struct batch *b, struct group *g)
@@ -54,7 +80,23 @@ struct capture_ctx {
 	const struct position_set *wanted; /* --index: the only members to look at; NULL: all */
 	size_t remaining;		   /* --index: members still wanted; at 0 the walk stops */
 	bool stopped;			   /* it stopped there, before the archive's end */
+	uint64_t reserved;		   /* of the budget for members, not yet given to groups */
 };
+
+/*
+ * A member loaded on the heap (bytes; a mapped one: 0) is the group's to
+ * free now: as much of the stream's reservation goes with it, more reserved
+ * when the stream had not reserved enough (the archive changed since).
+ */
+static void hand_reservation(struct capture_ctx *c, struct group *g, uint64_t bytes)
+{
+	if (bytes > c->reserved) {
+		budget_add(&c->b->budget, bytes - c->reserved);
+		c->reserved = bytes;
+	}
+	c->reserved -= bytes;
+	g->reserved += bytes;
+}
 
 /*
  * A member goes to the part at its position in this input: never by its
@@ -69,7 +111,7 @@ static int capture_member(void *ctx, const struct lidia_archive_member *m, unsig
 	char at[STATE_POSITION_MAX];
 
 	if (state_position(at, sizeof(at), m->at, m->depth)) {
-		free(data);
+		lidia_archive_data_free(data, size, m->mapped);
 		return 0;
 	}
 	pthread_mutex_lock(&b->lock);
@@ -86,6 +128,10 @@ static int capture_member(void *ctx, const struct lidia_archive_member *m, unsig
 			    !strcmp(p->at, at)) {
 				g->data[s] = data;
 				g->size[s] = size;
+				g->mapped[s] = m->mapped;
+				g->holds[s] = m->holds;
+				/* Under the lock: another stream may dispatch g once it is here. */
+				hand_reservation(c, g, m->mapped ? 0 : size);
 				pthread_mutex_unlock(&b->lock);
 				/* Every member wanted is here: the rest need not be inflated. */
 				c->stopped = c->wanted && --c->remaining == 0;
@@ -94,7 +140,7 @@ static int capture_member(void *ctx, const struct lidia_archive_member *m, unsig
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
-	free(data);
+	lidia_archive_data_free(data, size, m->mapped);
 	return 0;
 }
 
@@ -184,13 +230,41 @@ static bool wanted_positions(struct batch *b, size_t input, struct position_set 
 	return ok;
 }
 
+/* Per archive streamed: libarchive's buffers and decoders (xz's dictionary, zstd's window). */
+#define STREAM_COST (32ull << 20)
+
+/*
+ * The heap an archive's stream will hold: the members of it that waiting
+ * groups read and that stay on the heap (no larger than the spill
+ * threshold), and the reading itself.
+ */
+static uint64_t stream_estimate(struct batch *b, size_t input)
+{
+	uint64_t bytes = STREAM_COST;
+
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->ngroups; i++) {
+		const struct group *g = &b->groups[i];
+		ssize_t idx[2] = { g->main, g->bin };
+
+		for (int k = 0; k < 2 && !g->dispatched && !g->done; k++) {
+			const struct state_part *p = idx[k] >= 0 ? &b->state.parts[idx[k]] : NULL;
+
+			if (p && p->at && p->input == input && p->size <= b->spill_over)
+				bytes += p->size;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return bytes;
+}
+
 static void stream_archive(void *arg)
 {
 	struct archive_task *t = arg;
 	struct batch *b = t->b;
 	struct state *s = &b->state;
 	struct position_set wanted = { 0 };
-	struct capture_ctx c = { b, t->input, NULL, 0, false };
+	struct capture_ctx c = { b, t->input, NULL, 0, false, 0 };
 	uint64_t bytes;
 	off_t at;
 	struct lidia_archive_opts ao = b->o->archive;
@@ -200,10 +274,13 @@ static void stream_archive(void *arg)
 
 	if (b->o->index && wanted_positions(b, t->input, &wanted, &c.remaining))
 		c.wanted = &wanted;
+	c.reserved = stream_estimate(b, t->input);
+	budget_start(&b->budget, c.reserved);
 	/* No problem callback: problems were said when the archive was first read. */
 	ao.elf_member = capture_member;
 	ao.want_member = capture_want;
 	ao.ctx = &c;
+	ao.spill_over = b->spill_over;
 	fd = open_regular(s->inputs[t->input].path);
 	bytes = s->inputs[t->input].size; /* streamed to its end */
 	if (fd >= 0) {
@@ -214,6 +291,8 @@ static void stream_archive(void *arg)
 		close(fd);
 	}
 	position_set_release(&wanted);
+	/* Given back before its groups run: with -j 1 they run here, inside this call. */
+	budget_end(&b->budget, c.reserved);
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);
 	pthread_mutex_lock(&b->lock);
 	if (fd >= 0)

@@ -6,9 +6,11 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "spill.h"
 
 #define HEAD 512
 
@@ -116,6 +118,8 @@ struct walk {
 	/* The caller's limits, defaults filled in, and its callbacks. */
 	uint64_t max_member, max_total;
 	unsigned max_depth;
+	uint64_t spill_over;   /* members larger go to a spill file; 0: none (spill.h) */
+	const char *spill_dir; /* NULL: $TMPDIR, else /tmp */
 	const struct lidia_archive_opts *opts; /* NULL: no callback */
 	uint64_t total;			       /* bytes inflated or declared so far, all levels */
 	unsigned problems;
@@ -378,20 +382,149 @@ static int refuse(struct walk *w, struct level *lv, const char *path, int64_t si
 	return skip_rest(w, lv, path, size, done) ? READ_FAILED : READ_REFUSED;
 }
 
+/* An ELF member's bytes as they are read: on the heap, or in a spill file (spill.h). */
+struct member_buf {
+	unsigned char *data; /* the heap's, cap bytes; NULL once spilled */
+	size_t cap, len;
+	struct spill *spill;
+	bool mapped;	/* data: spill_map()'s mapping, not malloc'd */
+	uint64_t holds; /* its bytes less the pages of zeros a spill left out */
+};
+
+static void member_buf_free(struct member_buf *mb)
+{
+	lidia_archive_data_free(mb->data, mb->len, mb->mapped);
+	spill_free(mb->spill);
+	*mb = (struct member_buf){ 0 };
+}
+
+/* Spill from here on: what the heap holds goes to the file first. 0 or -errno. */
+static int start_spill(const struct walk *w, struct member_buf *mb)
+{
+	int err = spill_open(&mb->spill, w->spill_dir);
+
+	if (!err && mb->len)
+		err = spill_write(mb->spill, mb->data, mb->len);
+	free(mb->data);
+	mb->data = NULL;
+	return err;
+}
+
 /*
- * The rest of an ELF member after its head, into *out (malloc'd, *len
- * bytes). The declared size sizes the buffer and is checked before anything
- * is inflated; the bytes are checked against it and against max_member as
- * they come, whatever the header said.
+ * Room for the next bytes, up to limit in all: the heap's buffer grown
+ * (spilled instead when it would grow past spill_over), or the spill's.
+ * NULL when out of memory or the spill failed (*err).
+ */
+static unsigned char *room(const struct walk *w, struct member_buf *mb, uint64_t limit, size_t *n,
+			   int *err)
+{
+	unsigned char *p;
+
+	*err = 0;
+	if (!mb->spill && mb->len == mb->cap) {
+		size_t cap = mb->cap > limit / 2 ? (size_t)limit : mb->cap * 2;
+
+		if (w->spill_over && cap > w->spill_over) {
+			if ((*err = start_spill(w, mb)))
+				return NULL;
+		} else if (!(p = realloc(mb->data, cap))) {
+			*err = -ENOMEM;
+			return NULL;
+		} else {
+			mb->data = p;
+			mb->cap = cap;
+		}
+	}
+	if (mb->spill) {
+		p = spill_room(mb->spill, n);
+	} else {
+		p = mb->data + mb->len;
+		*n = mb->cap - mb->len;
+	}
+	if (*n > limit - mb->len)
+		*n = (size_t)(limit - mb->len);
+	return p;
+}
+
+/* n bytes were read into room(). 0 or -errno (the spill's disk is full). */
+static int took(struct member_buf *mb, size_t n)
+{
+	mb->len += n;
+	return mb->spill ? spill_took(mb->spill, n) : 0;
+}
+
+/* The bytes read, as handed over: the heap's buffer, or the spill mapped. 0 or -errno. */
+static int finish(struct member_buf *mb)
+{
+	int err;
+
+	if (!mb->spill) {
+		mb->holds = mb->len;
+		return 0;
+	}
+	err = spill_map(mb->spill, &mb->data, &mb->holds);
+	mb->spill = NULL;
+	mb->mapped = !err;
+	return err;
+}
+
+/* The member could not be kept (out of memory, the spill failed): said, the rest read past. */
+static int cannot_keep(struct walk *w, struct level *lv, const char *path, int64_t size,
+		       struct member_buf *mb, int err)
+{
+	uint64_t done = mb->len;
+
+	if (err == -ENOMEM)
+		problem(w, path, "out of memory reading a member of %llu bytes",
+			(unsigned long long)(size >= 0 ? (uint64_t)size : mb->len));
+	else
+		problem(w, path, "cannot spill it to %s: %s",
+			w->spill_dir ? w->spill_dir : "$TMPDIR", strerror(-err));
+	member_buf_free(mb);
+	return skip_rest(w, lv, path, size, done) ? READ_FAILED : READ_REFUSED;
+}
+
+/*
+ * At the declared size or at the limit: the member must end here. READ_OK,
+ * or the member is let go (said).
+ */
+static int must_end(struct walk *w, struct level *lv, const char *path, int64_t size,
+		    struct member_buf *mb)
+{
+	uint64_t len = mb->len;
+	unsigned char more;
+	la_ssize_t n = la.archive_read_data(lv->a, &more, 1);
+
+	if (n == 0)
+		return READ_OK;
+	member_buf_free(mb);
+	if (n < 0) {
+		failed(w, lv, path, NULL);
+		return READ_FAILED;
+	}
+	if (size >= 0 && len >= (uint64_t)size) {
+		skip_rest(w, lv, path, size, len + 1); /* says the header lies */
+		return READ_FAILED;
+	}
+	if (!count(w, lv, 1))
+		return READ_FAILED;
+	return refuse(w, lv, path, size, len + 1);
+}
+
+/*
+ * The rest of an ELF member after its head, into *mb. The declared size
+ * sizes the buffer and is checked before anything is inflated; the bytes
+ * are checked against it and against max_member as they come, whatever
+ * the header said. Past spill_over (when set), the bytes go to a spill
+ * file rather than the heap: at once when the header declares that much.
  */
 static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t size,
-		    const unsigned char *head, size_t head_len, unsigned char **out,
-		    size_t *out_len)
+		    const unsigned char *head, size_t head_len, struct member_buf *mb)
 {
-	uint64_t max = w->max_member;
-	size_t cap, len = head_len;
-	unsigned char *data;
+	uint64_t max = w->max_member, limit;
+	int err = 0;
 
+	*mb = (struct member_buf){ 0 };
 	if (size >= 0 && head_len > (uint64_t)size) {
 		skip_rest(w, lv, path, size, head_len); /* says the header lies */
 		return READ_FAILED;
@@ -403,65 +536,50 @@ static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t 
 	}
 	if (head_len > max)
 		return refuse(w, lv, path, size, head_len);
-	cap = size >= 0 ? (size_t)size : head_len * 2 + 65536;
-	if (cap > max)
-		cap = (size_t)max;
-	if (!(data = malloc(cap ? cap : 1))) {
-		problem(w, path, "out of memory reading a member of %zu bytes", cap);
-		return skip_rest(w, lv, path, size, head_len) ? READ_FAILED : READ_REFUSED;
-	}
-	memcpy(data, head, head_len);
+	limit = size >= 0 ? (uint64_t)size : max;
+	mb->cap = size >= 0 ? (size_t)size : head_len * 2 + 65536;
+	if (mb->cap > max)
+		mb->cap = (size_t)max;
+	if (w->spill_over && mb->cap > w->spill_over)
+		err = spill_open(&mb->spill, w->spill_dir);
+	else if (!(mb->data = malloc(mb->cap ? mb->cap : 1)))
+		err = -ENOMEM;
+	if (!err && mb->spill)
+		err = spill_write(mb->spill, head, head_len);
+	else if (!err)
+		memcpy(mb->data, head, head_len);
+	mb->len = head_len;
+	if (err)
+		return cannot_keep(w, lv, path, size, mb, err);
 	for (;;) {
+		unsigned char *to;
+		size_t want;
 		la_ssize_t n;
 
-		if (len == cap) {
-			unsigned char more;
-			void *p;
-
-			if ((size < 0 || (uint64_t)len < (uint64_t)size) && cap < max) {
-				cap = cap > max / 2 ? (size_t)max : cap * 2;
-				if (!(p = realloc(data, cap))) {
-					free(data);
-					problem(w, path,
-						"out of memory reading a member of %zu bytes", cap);
-					return skip_rest(w, lv, path, size, len) ? READ_FAILED
-										 : READ_REFUSED;
-				}
-				data = p;
-				continue;
-			}
-			/* At the declared size or at the limit: the member must end here. */
-			if ((n = la.archive_read_data(lv->a, &more, 1)) == 0)
-				break;
-			free(data);
-			if (n < 0) {
-				failed(w, lv, path, NULL);
-				return READ_FAILED;
-			}
-			if (size >= 0 && (uint64_t)len >= (uint64_t)size) {
-				skip_rest(w, lv, path, size, len + 1); /* says the header lies */
-				return READ_FAILED;
-			}
-			if (!count(w, lv, 1))
-				return READ_FAILED;
-			return refuse(w, lv, path, size, len + 1);
+		if (mb->len >= limit) {
+			if ((err = must_end(w, lv, path, size, mb)) != READ_OK)
+				return err;
+			break;
 		}
-		n = la.archive_read_data(lv->a, data + len, cap - len);
+		if (!(to = room(w, mb, limit, &want, &err)))
+			return cannot_keep(w, lv, path, size, mb, err);
+		n = la.archive_read_data(lv->a, to, want);
 		if (n < 0) {
-			free(data);
+			member_buf_free(mb);
 			failed(w, lv, path, NULL);
 			return READ_FAILED;
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
+		if ((err = took(mb, (size_t)n)))
+			return cannot_keep(w, lv, path, size, mb, err);
 		if (!count(w, lv, (uint64_t)n)) {
-			free(data);
+			member_buf_free(mb);
 			return READ_FAILED;
 		}
 	}
-	*out = data;
-	*out_len = len;
+	if ((err = finish(mb)))
+		return cannot_keep(w, lv, path, size, mb, err);
 	return READ_OK;
 }
 
@@ -471,15 +589,14 @@ static int read_elf(struct walk *w, struct level *lv, const char *path, int64_t 
  * member read just before that is more likely garbage than an ELF file.
  */
 struct held {
-	unsigned char *data;
-	size_t len;
+	struct member_buf mb;
 	char *path, *member;
 	uint32_t ordinal; /* its entry at its level (the levels above are the walk's) */
 };
 
 static void drop(struct held *h)
 {
-	free(h->data);
+	member_buf_free(&h->mb);
 	free(h->path);
 	free(h->member);
 	*h = (struct held){ 0 };
@@ -505,22 +622,29 @@ static bool room_for(struct walk *w, unsigned depth)
 static struct lidia_archive_member member_at(const struct walk *w, unsigned depth, const char *path,
 					     const char *member)
 {
-	return (struct lidia_archive_member){ path, member, w->at, depth + 1 };
+	return (struct lidia_archive_member){ path, member, w->at, depth + 1, false, 0 };
 }
 
-/* An ELF member to the caller's callback, which takes data over; or dropped, without one. */
+/*
+ * An ELF member to the caller's callback, which takes its bytes over; or
+ * dropped, without one. Only elf_member is told how they are held: spilling
+ * is for it alone (set_limits).
+ */
 static void give(struct walk *w, unsigned depth, const char *path, const char *member,
-		 unsigned char *data, size_t len)
+		 struct member_buf *mb)
 {
 	struct lidia_archive_member m = member_at(w, depth, path, member);
-	int stop;
+	int stop = 0;
 
+	m.mapped = mb->mapped;
+	m.holds = mb->holds;
 	if (OPTS_GET(w->opts, elf_member, NULL))
-		stop = w->opts->elf_member(w->opts->ctx, &m, data, len);
+		stop = w->opts->elf_member(w->opts->ctx, &m, mb->data, mb->len);
 	else if (OPTS_GET(w->opts, elf, NULL))
-		stop = w->opts->elf(w->opts->ctx, path, member, data, len);
+		stop = w->opts->elf(w->opts->ctx, path, member, mb->data, mb->len);
 	else
-		stop = 0, free(data);
+		member_buf_free(mb);
+	*mb = (struct member_buf){ 0 }; /* given */
 	if (stop)
 		w->stop = true;
 }
@@ -538,13 +662,12 @@ static bool wanted(const struct walk *w, unsigned depth, const char *path, const
 /* The member held, under its own ordinal: the level's has moved on to the next header. */
 static void hand_over(struct walk *w, const struct level *lv, struct held *h)
 {
-	if (h->data && !w->stop) {
+	if (h->mb.data && !w->stop) {
 		uint32_t now = w->at[lv->depth];
 
 		w->at[lv->depth] = h->ordinal;
-		give(w, lv->depth, h->path, h->member, h->data, h->len);
+		give(w, lv->depth, h->path, h->member, &h->mb);
 		w->at[lv->depth] = now;
-		h->data = NULL; /* given */
 	}
 	drop(h);
 }
@@ -604,8 +727,8 @@ static int walk_nested(struct walk *w, struct level *parent, const char *path, c
  */
 static int walk_raw(struct walk *w, struct level *lv)
 {
-	unsigned char head[HEAD], *data;
-	size_t len;
+	unsigned char head[HEAD];
+	struct member_buf mb;
 	la_ssize_t n;
 
 	if ((n = read_full(lv->a, head, sizeof(head))) < 0) {
@@ -624,9 +747,9 @@ static int walk_raw(struct walk *w, struct level *lv)
 			    "ELF",
 			    4))
 		return 1;
-	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &data, &len) != READ_OK)
+	if (read_elf(w, lv, lv->path, -1, head, (size_t)n, &mb) != READ_OK)
 		return 0;
-	give(w, lv->depth, lv->path, lv->member, data, len);
+	give(w, lv->depth, lv->path, lv->member, &mb);
 	return 0;
 }
 
@@ -657,7 +780,7 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 			      "\x7f"
 			      "ELF",
 			      4)) {
-		switch (read_elf(w, lv, full, size, head, (size_t)n, &held->data, &held->len)) {
+		switch (read_elf(w, lv, full, size, head, (size_t)n, &held->mb)) {
 		case READ_OK:
 			held->path = strdup(full);
 			held->member = strdup(member);
@@ -695,7 +818,7 @@ static int walk_entries(struct walk *w, struct level *lv)
 	while (!w->stop && (r = la.archive_read_next_header(lv->a, &entry)) != ARCHIVE_EOF) {
 		if (r == ARCHIVE_FATAL || r == ARCHIVE_RETRY) {
 			if (!w->stop && fits(w, 0))
-				failed(w, lv, lv->path, held.data ? held.member : NULL);
+				failed(w, lv, lv->path, held.mb.data ? held.member : NULL);
 			err = -1;
 			break;
 		}
@@ -732,6 +855,11 @@ static void set_limits(struct walk *w, const struct lidia_archive_opts *opts)
 	w->max_member = OPTS_GET(opts, max_member, 0) ?: LIDIA_ARCHIVE_MAX_MEMBER;
 	w->max_total = OPTS_GET(opts, max_total, 0) ?: LIDIA_ARCHIVE_MAX_TOTAL;
 	w->max_depth = depth < 0 ? 0 : depth ? (unsigned)depth : LIDIA_ARCHIVE_MAX_DEPTH;
+	/* Only elf_member learns that a member is mapped: elf's callers free() what they get. */
+	if (OPTS_GET(opts, elf_member, NULL)) {
+		w->spill_over = OPTS_GET(opts, spill_over, 0);
+		w->spill_dir = OPTS_GET(opts, spill_dir, NULL);
+	}
 }
 
 static int walk_top(struct archive *a, const char *path, const struct lidia_archive_opts *opts,
@@ -809,4 +937,12 @@ int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
 	if (err)
 		return err;
 	return walk_top(a, path, opts, problems, la.archive_read_open_memory(a, buf, size));
+}
+
+void lidia_archive_data_free(unsigned char *data, size_t size, bool mapped)
+{
+	if (mapped && data)
+		munmap(data, size);
+	else if (!mapped)
+		free(data);
 }

@@ -30,10 +30,10 @@
 #include "unit.h"
 
 /* A struct as a newer lidia.h makes it: ours, then 16 bytes of fields we do not know. */
-#define NEWER(type)                                   \
-	union {                                       \
-		struct type o;                        \
-		unsigned char b[sizeof(struct type) + 16]; \
+#define NEWER(type)                                                                                \
+	union {                                                                                    \
+		struct type o;                                                                     \
+		unsigned char b[sizeof(struct type) + 16];                                         \
 	}
 
 /* Where the fields this library knows end: right after the struct's last one. */
@@ -104,7 +104,8 @@ static void reader_opts(void)
 	fd = mkstemp(path);
 	if (fd >= 0 && lidia_write_all(fd, buf, len) == 0) {
 		err = lidia_reader_open(&r, path, &u.o);
-		CHECK(err == LIDIA_E_INVAL && !r, "reader: a real file with that struct: LIDIA_E_INVAL");
+		CHECK(err == LIDIA_E_INVAL && !r,
+		      "reader: a real file with that struct: LIDIA_E_INVAL");
 		u.b[sizeof(u) - 1] = 0;
 		err = lidia_reader_open(&r, path, &u.o);
 		CHECK(err == LIDIA_E_CRC && !r,
@@ -228,10 +229,13 @@ static size_t make_ar(unsigned char *buf, int count)
 
 	memcpy(buf, "!<arch>\n", 8);
 	for (int i = 0; i < count; i++) {
-		n += (size_t)sprintf((char *)buf + n, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "app/",
-				     "0", "0", "0", "100644", "64");
+		n += (size_t)sprintf((char *)buf + n, "%-16s%-12s%-6s%-6s%-8s%-10s`\n", "app/", "0",
+				     "0", "0", "100644", "64");
 		memset(buf + n, 0, 64);
-		memcpy(buf + n, "\x7f" "ELF", 4);
+		memcpy(buf + n,
+		       "\x7f"
+		       "ELF",
+		       4);
 		buf[n + 4] = (unsigned char)i; /* tells them apart */
 		n += 64;
 	}
@@ -243,8 +247,7 @@ struct members {
 	char path[64];
 };
 
-static int on_elf(void *ctx, const char *path, const char *member, unsigned char *data,
-		  size_t size)
+static int on_elf(void *ctx, const char *path, const char *member, unsigned char *data, size_t size)
 {
 	struct members *m = ctx;
 
@@ -291,6 +294,64 @@ static void archive_positions(void)
 	      p.at[1], p.at[2], p.elves);
 }
 
+/* How a member came: mapped or not, what it holds, and whether its bytes are the ones put in. */
+struct spilled {
+	unsigned elves, mapped;
+	uint64_t holds;
+	bool bytes_right;
+};
+
+static int on_spilled(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
+		      size_t size)
+{
+	struct spilled *sp = ctx;
+
+	sp->elves++;
+	sp->mapped += m->mapped;
+	sp->holds = m->holds;
+	sp->bytes_right = size == 64 && !memcmp(data,
+						"\x7f"
+						"ELF",
+						4);
+	lidia_archive_data_free(data, size, m->mapped);
+	return 0;
+}
+
+/*
+ * spill_over: a member past it comes mapped (from an unnamed file), its
+ * bytes the same; not past it, or to a caller that cannot be told (elf,
+ * or an older struct), on the heap.
+ */
+static void archive_spill(void)
+{
+	unsigned char ar[256];
+	size_t len = make_ar(ar, 1);
+	struct spilled sp = { 0 };
+	struct lidia_archive_opts o =
+		LIDIA_ARCHIVE_OPTS(.elf_member = on_spilled, .ctx = &sp, .spill_over = 16);
+	struct members m = { 0 };
+	int err = lidia_archive_walk_mem(ar, len, "in", &o, NULL);
+
+	CHECK(err == 0 && sp.elves == 1 && sp.mapped == 1 && sp.bytes_right && sp.holds == 64,
+	      "archive: spill_over 16: the 64-byte member comes mapped, the same bytes, holding "
+	      "64 (%u mapped, holds %llu)",
+	      sp.mapped, (unsigned long long)sp.holds);
+	sp = (struct spilled){ 0 };
+	o.spill_over = 64;
+	err = lidia_archive_walk_mem(ar, len, "in", &o, NULL);
+	CHECK(err == 0 && sp.elves == 1 && sp.mapped == 0 && sp.bytes_right,
+	      "archive: spill_over 64: the 64-byte member stays on the heap");
+	sp = (struct spilled){ 0 };
+	o.spill_over = 16;
+	o.sz = KNOWN_END(lidia_archive_opts, want_member);
+	err = lidia_archive_walk_mem(ar, len, "in", &o, NULL);
+	CHECK(err == 0 && sp.elves == 1 && sp.mapped == 0,
+	      "archive: a struct ending at want_member (an older lidia.h) is never spilled");
+	o = LIDIA_ARCHIVE_OPTS(.elf = on_elf, .ctx = &m, .spill_over = 16);
+	err = lidia_archive_walk_mem(ar, len, "in", &o, NULL); /* on_elf free()s: not mapped */
+	CHECK(err == 0 && m.elves == 1, "archive: the elf callback is given malloc'd bytes");
+}
+
 static void on_problem(void *ctx, const char *path, const char *msg)
 {
 	((struct members *)ctx)->problems++;
@@ -299,7 +360,7 @@ static void on_problem(void *ctx, const char *path, const char *msg)
 static void archive_opts(void)
 {
 	NEWER(lidia_archive_opts) u;
-	size_t end = KNOWN_END(lidia_archive_opts, want_member);
+	size_t end = KNOWN_END(lidia_archive_opts, spill_dir);
 	unsigned char ar[256];
 	size_t len = make_ar(ar, 1);
 	struct members m = { 0 };
@@ -314,7 +375,7 @@ static void archive_opts(void)
 	u.b[end] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == LIDIA_E_INVAL && problems == 0 && m.elves == 0,
-	      "archive: a non-zero byte right after want_member: LIDIA_E_INVAL, nothing walked");
+	      "archive: a non-zero byte right after spill_dir: LIDIA_E_INVAL, nothing walked");
 	u.b[end] = 0;
 	u.b[sizeof(u) - 1] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
@@ -345,6 +406,7 @@ static void archive_opts(void)
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == 0 && m.elves == 1, "archive: a struct ending at ctx (an older lidia.h) walks");
 	archive_positions();
+	archive_spill();
 }
 
 /* ---- lidia_set_log ---- */
@@ -389,8 +451,8 @@ static void *swapper(void *arg)
 	unsigned long *bad = arg;
 
 	for (unsigned i = 0; atomic_load(&swapping); i++) {
-		struct lidia_log_cb old = i % 2 ? lidia_set_log(log_a, &sink_a)
-						: lidia_set_log(log_b, &sink_b);
+		struct lidia_log_cb old =
+			i % 2 ? lidia_set_log(log_a, &sink_a) : lidia_set_log(log_b, &sink_b);
 
 		if (!(old.fn == log_a && old.ctx == &sink_a) &&
 		    !(old.fn == log_b && old.ctx == &sink_b))
@@ -407,7 +469,8 @@ static void set_log(void)
 	struct lidia_log_cb old;
 
 	old = lidia_set_log(log_a, &sink_a);
-	CHECK(old.fn == NULL && old.ctx == NULL, "log: the first lidia_set_log returns no callback");
+	CHECK(old.fn == NULL && old.ctx == NULL,
+	      "log: the first lidia_set_log returns no callback");
 	old = lidia_set_log(log_b, &sink_b);
 	CHECK(old.fn == log_a && old.ctx == &sink_a,
 	      "log: lidia_set_log returns the callback and ctx it replaces");
@@ -431,7 +494,8 @@ static void set_log(void)
 	      atomic_load(&mixed), bad);
 
 	old = lidia_set_log(NULL, NULL);
-	CHECK(old.fn == log_a || old.fn == log_b, "log: lidia_set_log(NULL, NULL) returns the last");
+	CHECK(old.fn == log_a || old.fn == log_b,
+	      "log: lidia_set_log(NULL, NULL) returns the last");
 	total = atomic_load(&sink_a.calls) + atomic_load(&sink_b.calls);
 	lidia_log(LIDIA_LOG_WARN, "dropped");
 	CHECK(!lidia_log_enabled() &&

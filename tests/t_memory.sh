@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Memory follows what an archive member holds, not what it claims (issue
+# 21, part 2). A 30 KB tar can hold a 1 GiB sparse ELF member: a member
+# past the spill threshold is read into an unnamed file in $TMPDIR, pages
+# of zeros left as holes, and mapped from there; the run has one memory
+# budget (--max-memory). Peak RSS is checked as a bound (GNU time's %M),
+# never a time.
+#
+# Inputs, made here: two small programs (tests/fixtures/batch/batch_prog.c),
+# each copied and extended to 1 GiB with truncate(1), put in a tar with
+# GNU tar's --sparse; and one extended to 3 MiB, compressed with zstd (a
+# member whose size no header declares).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+L=$LIDIAGEN
+w=$(scratch work)
+RSS_MAX_KB=$((300 * 1024))
+cd "$w" || exit 0
+
+need_tool "GNU time" /usr/bin/time || exit 0
+need_tool "llvm-symbolizer-16" "$LLVM_SYMBOLIZER" || exit 0
+need_tool zstd zstd || exit 0
+
+for v in 1 2; do
+	if ! cc -O1 -g -Wl,--build-id -DVARIANT=$v "$FIXTURES_SRC/batch/batch_prog.c" -o app$v 2>cc.err; then
+		not_ok "memory: the test programs build" "$(first_lines 5 cc.err)"
+		exit 0
+	fi
+	mkdir -p big$v && cp app$v big$v/app && truncate -s 1G big$v/app
+	tar -C big$v --sparse -cf sparse$v.tar app
+done
+ID1=$(build_id app1) ID2=$(build_id app2)
+mkdir -p mid && cp app1 mid/app && truncate -s 3M mid/app && zstd -q -c mid/app >app1.zst
+keys() { (ls "$1/symbolizer/anonymous" 2>/dev/null) | sort | tr '\n' ' '; }
+
+# mrun PREFIX ARGS...: lidiagen ARGS under GNU time; RC, and RSS (KiB) from PREFIX.rss.
+mrun() {
+	local p=$1
+	shift
+	timeout -k 5 120 /usr/bin/time -o "$p.rss" -f %M "$L" "$@" >"$p.out" 2>"$p.err" </dev/null
+	RC=$?
+	RSS=$(tail -n 1 "$p.rss" 2>/dev/null)
+	case $RSS in '' | *[!0-9]*) RSS=999999999 ;; esac
+}
+
+# The reference: the same programs converted from plain files.
+"$L" -q app1 app2 -o plain >plain.log 2>&1
+
+# ---- Two 1 GiB sparse members at -j 2 ------------------------------------------
+
+export TMPDIR=$w/tmp
+mkdir -p "$TMPDIR"
+what="memory: two tars of a 1 GiB sparse member at -j 2: exit 0, both build IDs written"
+mrun two -j 2 sparse1.tar sparse2.tar -o two.d
+if [ "$RC" -eq 0 ] && [ "$(keys two.d)" = "$(keys plain)" ] && [ -n "$ID1" ] && [ -n "$ID2" ]; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC; keys: $(keys two.d) (want $(keys plain))" "$(first_lines 5 two.err)"
+fi
+what="memory: two 1 GiB sparse members at -j 2 in under 300 MiB of peak RSS"
+if [ "${SANITIZE:-}" ]; then
+	skip "$what (a sanitizer's shadow memory)"
+elif [ "$RSS" -lt "$RSS_MAX_KB" ] && [ "$RC" -eq 0 ]; then
+	ok "$what ($((RSS / 1024)) MiB)"
+else
+	not_ok "$what" "peak RSS $((RSS / 1024)) MiB, exit $RC"
+fi
+what="memory: the outputs are the bytes the plain files give"
+if diff -r plain two.d >diff.out 2>&1; then
+	ok "$what"
+else
+	not_ok "$what" "$(first_lines 5 diff.out)"
+fi
+what="memory: nothing left in \$TMPDIR (the spill files have no name)"
+if [ -z "$(ls -A "$TMPDIR")" ]; then
+	ok "$what"
+else
+	not_ok "$what" "$(ls -A "$TMPDIR" | head -5)"
+fi
+
+# The oracle: llvm-symbolizer-16 on the program, Pyroscope's reader on the output.
+f=two.d/symbolizer/anonymous/$ID1
+bad=
+for fn in batch_leaf batch_outer main; do
+	a=0x$(nm app1 | awk -v f=$fn '$3 == f { print $1 }')
+	want=$("$LLVM_SYMBOLIZER" --obj=app1 "$a" | head -n 1)
+	got=$(pyroscope_reader "$f" "$a" 2>&1 | head -n 1 | sed 's/^[^|]*| \([^ ]*\) @.*/\1/')
+	[ "$got" = "$want" ] || bad="$bad $fn at $a: llvm-symbolizer '$want', lidia '$got';"
+done
+what="memory: the sparse member's functions are llvm-symbolizer-16's (batch_leaf, batch_outer, main)"
+if [ -z "$bad" ] && [ -f "$f" ]; then ok "$what"; else not_ok "$what" "${bad:-no output $f}"; fi
+
+# ---- A member no header sizes, spilled as it grows ---------------------------------
+
+what="memory: a zstd stream of a 3 MiB ELF file spilled (--max-memory 4M) gives the plain file's bytes"
+mrun zst -j 2 --max-memory 4M app1.zst -o zst.d
+if [ "$RC" -eq 0 ] && cmp -s "zst.d/symbolizer/anonymous/$ID1" "plain/symbolizer/anonymous/$ID1" &&
+	[ -z "$(ls -A "$TMPDIR")" ]; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC; keys: $(keys zst.d); in TMPDIR: $(ls -A "$TMPDIR" | head -3)" \
+		"$(first_lines 5 zst.err)"
+fi
+
+# ---- The spill goes to $TMPDIR: where it cannot, the member fails, alone -----------
+
+what="memory: \$TMPDIR missing: the spilled member fails with one line naming it, exit 1, the other input converted"
+TMPDIR=$w/no/such/dir mrun notmp -j 2 sparse1.tar app2 -o notmp.d
+if [ "$RC" -eq 1 ] && [ "$(keys notmp.d)" = "$ID2 " ] &&
+	grep -q -F "sparse1.tar!app: cannot spill it to" notmp.err; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC (want 1); keys: $(keys notmp.d) (want $ID2)" "$(first_lines 5 notmp.err)"
+fi
+
+# ---- The budget: a tiny one still converts everything (one runs at a time) -----------
+
+what="memory: --max-memory 1M -j 2 (below any estimate): every input converted, none deadlocked"
+mrun tiny -j 2 --max-memory 1M sparse1.tar sparse2.tar app1 -o tiny.d
+if [ "$RC" -eq 0 ] && [ "$(keys tiny.d)" = "$(keys plain)" ]; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC; keys: $(keys tiny.d)" "$(first_lines 5 tiny.err)"
+fi
+what="memory: -vv says the budget and where members spill"
+mrun vv -vv -j 1 --max-memory 1G app1 -o vv.d
+if [ "$RC" -eq 0 ] && grep -q -E '^lidiagen: memory budget 1024 MiB \(--max-memory\), archive members over 64 MiB spilled to \$TMPDIR$' vv.err; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC" "$(first_lines 5 vv.err)"
+fi
+what="memory: max-memory in a config file is the budget"
+printf 'max-memory: 512M\n' >mem.yaml
+mrun cfg -vv -j 1 --config mem.yaml app1 -o cfg.d
+if [ "$RC" -eq 0 ] && grep -q 'memory budget 512 MiB (--max-memory)' cfg.err; then
+	ok "$what"
+else
+	not_ok "$what" "exit $RC" "$(first_lines 5 cfg.err)"
+fi
+
+# ---- Bad values: a usage error naming the option ---------------------------------
+
+for v in 0 -1 12X 1.5G ''; do
+	what="memory: --max-memory '$v' is a usage error (exit 2) naming it"
+	mrun bad "--max-memory=$v" app1 -o bad.d
+	if [ "$RC" -eq 2 ] && grep -q -F "max-memory: '$v' is not a size" bad.err; then
+		ok "$what"
+	else
+		not_ok "$what" "exit $RC" "$(first_lines 3 bad.err)"
+	fi
+done
