@@ -109,7 +109,7 @@ for k in 150 600; do
 	"$PYTHON" "$ORACLE" compare --label "K=$k" --lidiagen "$LIDIAGEN" --lidia "$lidia" \
 		--code "$elf" --llvm "$LLVM_SYMBOLIZER" --llvm-obj "$elf" --every 3 --want-inlines 1
 	# The units on 3 threads: the groups sharing a line table stay whole.
-	"$LIDIAGEN" -v -j 3 --no-debug-search "$elf" -o "$dir/out3" --layout flat \
+	"$LIDIAGEN" -v -v -j 3 --no-debug-search "$elf" -o "$dir/out3" --layout flat \
 		>"$dir/j3.out" 2>"$dir/j3.err" </dev/null
 	lidia3=$(find "$dir/out3" -type f -name '*.lidia')
 	what="K=$k: -j 3 walks the units on 3 threads and writes the bytes -j 1 does"

@@ -15,7 +15,7 @@
 #  - lidiagen -j 1, -j 2 and -j 4 write the same bytes;
 #  - the -j 2 output agrees with llvm-symbolizer (llvm-16, --inlines) on the
 #    instructions of .text (every 5th; tests/lib/dwarf_oracle.py compare);
-# on the plain one, -v says the DWARF units were walked on 3 threads at -j 3,
+# on the plain one, -vv says the DWARF units were walked on 3 threads at -j 3,
 # and --prefix-map gives the same bytes at -j 1 and -j 3;
 # and on the zlib variant, under ThreadSanitizer (make SANITIZE=thread, the
 # build made here as t_race.sh makes it), -j 4 converts it with no report
@@ -136,13 +136,13 @@ if [ -x "$elf" ]; then
 	"$LIDIAGEN" -q -j 1 --no-debug-search --prefix-map /par=/src/renamed "$elf" -o "$w/pm1" \
 		--layout flat >/dev/null 2>&1 </dev/null
 	f1=$(find "$w/pm1" -type f -name '*.lidia')
-	"$LIDIAGEN" -v -j 3 --no-debug-search --prefix-map /par=/src/renamed "$elf" -o "$w/pm3" \
+	"$LIDIAGEN" -v -v -j 3 --no-debug-search --prefix-map /par=/src/renamed "$elf" -o "$w/pm3" \
 		--layout flat >"$w/pm3.out" 2>"$w/pm3.err" </dev/null
 	f3=$(find "$w/pm3" -type f -name '*.lidia')
 	if grep -q 'DWARF units walked on 3 threads' "$w/pm3.err"; then
-		ok "-j 3 -v: the DWARF units are walked on 3 threads"
+		ok "-j 3 -vv: the DWARF units are walked on 3 threads"
 	else
-		not_ok "-j 3 -v: the DWARF units are walked on 3 threads" "$(first_lines 10 "$w/pm3.err")"
+		not_ok "-j 3 -vv: the DWARF units are walked on 3 threads" "$(first_lines 10 "$w/pm3.err")"
 	fi
 	if [ -n "$f1" ] && [ -n "$f3" ] && cmp -s "$f1" "$f3" &&
 		"$LIDIAGEN" dump "$f3" | grep -q '/src/renamed/t7.c'; then

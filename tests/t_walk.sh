@@ -72,7 +72,7 @@ fi
 
 # The default -j: the CPUs the affinity mask allows (cgroup quotas: unit/test_cpus).
 if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
-	taskset -c 0 "$L" -vv "$w/tiny" -o "$w/out-j" >/dev/null 2>"$w/j.err"
+	taskset -c 0 "$L" -v -v "$w/tiny" -o "$w/out-j" >/dev/null 2>"$w/j.err"
 	if grep -q '^lidiagen: 1 thread (-j: ' "$w/j.err"; then
 		ok "-j by default: one thread when the affinity mask allows one CPU (taskset -c 0)"
 	else

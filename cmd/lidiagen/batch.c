@@ -28,7 +28,7 @@ static void clean_temps(struct batch *b)
 
 	/* The link named: where a key of any build ID would go meets it. */
 	if (err == LIDIA_E_SYMLINK &&
-	    !lidia_store_key(key, sizeof(key), "0000000000000000", &b->o->store) &&
+	    !lidia_store_key(key, sizeof(key), "0123456789abcdef", &b->o->store) &&
 	    (at = lidia_store_symlink_at(b->o->out_dir, key)))
 		warning(NULL, "%s/%.*s: stale temporary files not removed: %s", b->o->out_dir,
 			(int)at, key, lidia_strerror(err));
@@ -140,7 +140,7 @@ static void set_budget(struct batch *b)
 	b->spill_over = spill > (64ull << 20)  ? 64ull << 20
 			: spill < (1ull << 20) ? 1ull << 20
 					       : spill;
-	if (verbosity >= 2)
+	if (verbosity >= 3)
 		fprintf(stderr,
 			"lidiagen: memory budget %llu MiB (%s), archive members over %llu MiB "
 			"spilled to $TMPDIR\n",
@@ -217,7 +217,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 			index_release(&ix);
 		return EXIT_FAILED;
 	}
-	if (verbosity >= 2)
+	if (verbosity >= 3)
 		fprintf(stderr, "lidiagen: %u thread%s%s\n", jobs, jobs == 1 ? "" : "s",
 			o->jobs ? "" : " (-j: the CPUs its affinity and cgroup quota allow)");
 

@@ -121,7 +121,7 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 		batch_release(&b);
 		return EXIT_FAILED;
 	}
-	if (verbosity >= 2)
+	if (verbosity >= 3)
 		fprintf(stderr, "lidiagen: %u thread%s%s\n", jobs, jobs == 1 ? "" : "s",
 			o->jobs ? "" : " (-j: the CPUs its affinity and cgroup quota allow)");
 	old_log = lidia_set_log(batch_log, &b);

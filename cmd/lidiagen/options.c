@@ -237,7 +237,8 @@ static int set_quiet(struct batch_opts *o, const struct opt_def *d, const char *
 static int set_verbose(struct batch_opts *o, const struct opt_def *d, const char *v, bool on,
 		       char *err, size_t err_size)
 {
-	verbosity = on ? 2 : 1;
+	/* -v: a line per output; twice (-vv), the internals too (threads, memory, the library's). */
+	verbosity = !on ? 1 : verbosity >= 2 ? 3 : 2;
 	return 0;
 }
 
@@ -352,11 +353,11 @@ const struct opt_def convert_opts[] = {
 		 "endpoints have them anyway)"),
 	ROW_UINT(0, "connect-timeout", "SECONDS", s3.connect_timeout, 1, 3600, S3,
 		 "give up connecting after SECONDS (default 10;\n"
-		 "the AWS CLI's --cli-connect-timeout)"),
+		 "as the AWS CLI's cli-connect-timeout)"),
 	ROW_UINT(0, "read-timeout", "SECONDS", s3.read_timeout, 1, 3600, S3,
 		 "cut a request that moves no byte for SECONDS\n"
-		 "(default 30, or LIDIAGEN_S3_TIMEOUT; the AWS CLI's\n"
-		 "--cli-read-timeout); a whole request may take\n"
+		 "(default 30, or LIDIAGEN_S3_TIMEOUT; as the AWS CLI's\n"
+		 "cli-read-timeout); a whole request may take\n"
 		 "connect + 2 x read seconds, + 1 s per 32 KiB sent"),
 	ROW_BOOL('r', "recursive", recursive, INPUTS, "descend into directories"),
 	ROW_STRING(0, "index", "INDEX", index, INPUTS,
@@ -426,7 +427,8 @@ const struct opt_def convert_opts[] = {
 		     "read options from a YAML file (the command line wins)"),
 	ROW_FLAG_FN('q', "quiet", set_quiet, RUNNING, "print errors and the summary only"),
 	ROW_FLAG_FN('v', "verbose", set_verbose, RUNNING,
-		    "say more: a line per output, skipped files"),
+		    "say more: a line per output, skipped files;\n"
+		    "twice (-vv), the internals too: threads, memory"),
 	ROW_FLAG_FN('h', "help", NULL, RUNNING, "show this help"),
 };
 const size_t nconvert_opts = sizeof(convert_opts) / sizeof(convert_opts[0]);

@@ -261,7 +261,9 @@ void batch_log(enum lidia_log_level level, const char *msg, void *ctx)
 {
 	struct batch *b = ctx;
 
-	if (level != LIDIA_LOG_WARN && verbosity < 2)
+	/* Notes with -v; the library's internals (LIDIA_LOG_DEBUG) with -vv only. */
+	if ((level == LIDIA_LOG_INFO && verbosity < 2) ||
+	    (level == LIDIA_LOG_DEBUG && verbosity < 3))
 		return;
 	pthread_mutex_lock(&b->lock);
 	if (level == LIDIA_LOG_WARN) {

@@ -261,7 +261,7 @@ static void log_cb(enum lidia_log_level level, const char *msg, void *ctx)
 	(void)ctx;
 	if (level == LIDIA_LOG_WARN && verbosity >= 1)
 		fprintf(stderr, "lidiagen: warning: %s\n", msg);
-	else if (level != LIDIA_LOG_WARN && verbosity >= 2)
+	else if ((level == LIDIA_LOG_INFO && verbosity >= 2) || verbosity >= 3)
 		fprintf(stderr, "lidiagen: %s\n", msg);
 }
 

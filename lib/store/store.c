@@ -557,7 +557,7 @@ static int layout_root(const struct lidia_store_opts *opts, char *root, size_t r
 		       unsigned *depth)
 {
 	char key[LIDIA_KEY_MAX + 256];
-	const char *id = "0000000000000000", *p;
+	const char *id = "0123456789abcdef", *p; /* any valid build ID */
 	size_t fixed = 0;
 	int err;
 
