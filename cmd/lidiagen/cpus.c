@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cpus.h"
 
 /* The first line of a small file, without its newline; false when it cannot be read. */
@@ -31,34 +32,15 @@ static unsigned whole_cpus(long long quota, long long period)
 	return (unsigned)((quota + period - 1) / period);
 }
 
-/* The lower of two limits, 0 being none. */
-static unsigned lower(unsigned a, unsigned b)
+/* cgroup v2's cpu.max ("QUOTA PERIOD", or "max PERIOD"), in whole CPUs; 0: none. */
+static uint64_t read_cpu_max(const char *file)
 {
-	return !a ? b : !b ? a : a < b ? a : b;
-}
+	long long quota, period;
+	char line[64];
 
-/* cgroup v2: cpu.max ("QUOTA PERIOD", or "max PERIOD") of dir and each of its ancestors. */
-static unsigned v2_quota(const char *root, const char *path)
-{
-	char dir[PATH_MAX], file[PATH_MAX + 16], line[64];
-	unsigned limit = 0;
-
-	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", root, path) >= sizeof(dir))
+	if (!read_line(file, line, sizeof(line)) || sscanf(line, "%lld %lld", &quota, &period) != 2)
 		return 0;
-	for (;;) {
-		long long quota, period;
-		char *slash;
-
-		snprintf(file, sizeof(file), "%s/cpu.max", dir);
-		if (read_line(file, line, sizeof(line)) &&
-		    sscanf(line, "%lld %lld", &quota, &period) == 2)
-			limit = lower(limit, whole_cpus(quota, period));
-		/* Up to the mount point, which holds the namespace's own cgroup in a container. */
-		if (strlen(dir) <= strlen(root) || !(slash = strrchr(dir, '/')))
-			break;
-		*slash = '\0';
-	}
-	return limit;
+	return whole_cpus(quota, period);
 }
 
 /* cgroup v1: the cpu controller's cfs quota and period, where the process's cgroup is. */
@@ -88,45 +70,19 @@ static unsigned v1_quota(const char *root, const char *path)
 	return 0;
 }
 
-/* Whether a v1 hierarchy's comma-separated controllers include "cpu". */
-static bool has_cpu_controller(const char *controllers)
+/* cgroup_lowest()'s step: v2's cpu.max up the ancestors, or the v1 cpu controller's quota. */
+static uint64_t hierarchy_quota(void *ctx, const char *controllers, const char *path)
 {
-	size_t n;
+	const char *root = ctx;
 
-	for (const char *c = controllers; *c; c += n + (c[n] == ',')) {
-		n = strcspn(c, ",");
-		if (n == 3 && !strncmp(c, "cpu", 3))
-			return true;
-	}
-	return false;
+	if (!controllers)
+		return cgroup_along(root, path, "cpu.max", read_cpu_max);
+	return cgroup_has_controller(controllers, "cpu") ? v1_quota(root, path) : 0;
 }
 
 unsigned cgroup_cpu_quota(const char *root, const char *self_cgroup)
 {
-	FILE *f = fopen(self_cgroup, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned limit = 0;
-
-	if (!f)
-		return 0;
-	/* "ID:CONTROLLERS:PATH": v2's one line is "0::PATH"; v1 has one per hierarchy. */
-	while (getline(&line, &cap, f) > 0) {
-		char *controllers = strchr(line, ':'), *path;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!controllers || !(path = strchr(controllers + 1, ':')))
-			continue;
-		*path++ = '\0';
-		*controllers++ = '\0';
-		if (!strcmp(line, "0") && !*controllers)
-			limit = lower(limit, v2_quota(root, strcmp(path, "/") ? path : ""));
-		else if (has_cpu_controller(controllers))
-			limit = lower(limit, v1_quota(root, path));
-	}
-	free(line);
-	fclose(f);
-	return limit;
+	return (unsigned)cgroup_lowest(self_cgroup, hierarchy_quota, (void *)root);
 }
 
 /* The CPUs of the affinity mask, however many CPUs the host has. */

@@ -11,58 +11,39 @@
 #include <unistd.h>
 
 #include "../../cmd/lidiagen/cpus.c"
+#include "../../cmd/lidiagen/cgroup.c"
+#include "cgroup_tree.h"
 #include "unit.h"
 
-static char root[64];
-
-static void put(const char *rel, const char *text)
+static uint64_t ask_quota(const char *mount, const char *self)
 {
-	char path[512], dir[512], *slash;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + strlen(root) + 1; (slash = strchr(p, '/')); p = slash + 1) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	return cgroup_cpu_quota(mount, self);
 }
 
-static unsigned quota(const char *self)
+static uint64_t quota(const char *self)
 {
-	char path[512], mount[512];
-
-	put("self", self);
-	snprintf(path, sizeof(path), "%s/self", root);
-	snprintf(mount, sizeof(mount), "%s/fs", root);
-	return cgroup_cpu_quota(mount, path);
+	return cg_ask(self, ask_quota);
 }
 
 int main(void)
 {
-	snprintf(root, sizeof(root), "/tmp/lidia-cpus.XXXXXX");
-	if (!mkdtemp(root))
+	if (cg_begin())
 		return 1;
-	put("fs/cpu.max", "max 100000\n");
-	put("fs/ci/cpu.max", "max 100000\n");
-	put("fs/ci/job/cpu.max", "150000 100000\n");
+	cg_put("fs/cpu.max", "max 100000\n");
+	cg_put("fs/ci/cpu.max", "max 100000\n");
+	cg_put("fs/ci/job/cpu.max", "150000 100000\n");
 	CHECK(quota("0::/ci/job\n") == 2, "cgroup v2: 150000/100000 is 2 CPUs (rounded up)");
 	CHECK(quota("0::/ci\n") == 0, "cgroup v2: max is no limit");
-	put("fs/ci/cpu.max", "100000 100000\n");
+	cg_put("fs/ci/cpu.max", "100000 100000\n");
 	CHECK(quota("0::/ci/job\n") == 1, "cgroup v2: an ancestor's lower quota applies");
-	put("fs/cpu.max", "400000 100000\n");
+	cg_put("fs/cpu.max", "400000 100000\n");
 	CHECK(quota("0::/\n") == 4, "cgroup v2: a container's own cgroup is the mount's root");
 	CHECK(quota("0::/gone/elsewhere\n") == 4,
 	      "cgroup v2: a path not mounted here falls back to the root's quota");
-	put("fs/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
-	put("fs/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
-	put("fs/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "300000\n");
-	put("fs/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+	cg_put("fs/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+	cg_put("fs/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+	cg_put("fs/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "300000\n");
+	cg_put("fs/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
 	CHECK(quota("12:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n") == 3,
 	      "cgroup v1: cfs quota 300000 over period 100000 is 3 CPUs");
 	CHECK(quota("12:cpuacct,cpu:/elsewhere\n") == 0,
@@ -70,12 +51,6 @@ int main(void)
 	CHECK(quota("12:cpuset:/docker/abc\n") == 0, "cgroup v1: cpuset is not the cpu controller");
 	CHECK(quota("garbage\n::\n") == 0, "nonsense in /proc/self/cgroup is no limit");
 	CHECK(usable_cpus() >= 1, "usable_cpus: at least one");
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd))
-			return 1;
-	}
+	cg_end();
 	return unit_exit();
 }

@@ -12,60 +12,41 @@
 #include <unistd.h>
 
 #include "../../cmd/lidiagen/memory.c"
+#include "../../cmd/lidiagen/cgroup.c"
+#include "cgroup_tree.h"
 #include "unit.h"
 
-static char root[64];
-
-static void put(const char *rel, const char *text)
+static uint64_t ask_limit(const char *mount, const char *self)
 {
-	char path[512], dir[512], *slash;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + strlen(root) + 1; (slash = strchr(p, '/')); p = slash + 1) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	return cgroup_memory_limit(mount, self);
 }
 
 static uint64_t limit(const char *self)
 {
-	char path[512], mount[512];
-
-	put("self", self);
-	snprintf(path, sizeof(path), "%s/self", root);
-	snprintf(mount, sizeof(mount), "%s/fs", root);
-	return cgroup_memory_limit(mount, path);
+	return cg_ask(self, ask_limit);
 }
 
 int main(void)
 {
 	bool cgroup;
 
-	snprintf(root, sizeof(root), "/tmp/lidia-memory.XXXXXX");
-	if (!mkdtemp(root))
+	if (cg_begin())
 		return 1;
-	put("fs/memory.max", "max\n");
-	put("fs/ci/memory.max", "max\n");
-	put("fs/ci/job/memory.max", "7516192768\n");
+	cg_put("fs/memory.max", "max\n");
+	cg_put("fs/ci/memory.max", "max\n");
+	cg_put("fs/ci/job/memory.max", "7516192768\n");
 	CHECK(limit("0::/ci/job\n") == 7516192768ull, "cgroup v2: memory.max of 7 GiB");
 	CHECK(limit("0::/ci\n") == 0, "cgroup v2: max is no limit");
-	put("fs/ci/memory.max", "1073741824\n");
+	cg_put("fs/ci/memory.max", "1073741824\n");
 	CHECK(limit("0::/ci/job\n") == 1073741824ull,
 	      "cgroup v2: an ancestor's lower limit applies");
-	put("fs/memory.max", "2147483648\n");
+	cg_put("fs/memory.max", "2147483648\n");
 	CHECK(limit("0::/\n") == 2147483648ull,
 	      "cgroup v2: a container's own cgroup is the mount's root");
 	CHECK(limit("0::/gone/elsewhere\n") == 2147483648ull,
 	      "cgroup v2: a path not mounted here falls back to the root's limit");
-	put("fs/memory/memory.limit_in_bytes", "9223372036854771712\n");
-	put("fs/memory/docker/abc/memory.limit_in_bytes", "3221225472\n");
+	cg_put("fs/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	cg_put("fs/memory/docker/abc/memory.limit_in_bytes", "3221225472\n");
 	CHECK(limit("12:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n") == 3221225472ull,
 	      "cgroup v1: memory.limit_in_bytes of 3 GiB");
 	CHECK(limit("4:memory:/elsewhere\n") == 0,
@@ -74,12 +55,6 @@ int main(void)
 	      "cgroup v1: cpuset is not the memory controller");
 	CHECK(limit("garbage\n::\n") == 0, "nonsense in /proc/self/cgroup is no limit");
 	CHECK(usable_memory(&cgroup) >= 1 << 20, "usable_memory: some");
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd))
-			return 1;
-	}
+	cg_end();
 	return unit_exit();
 }
