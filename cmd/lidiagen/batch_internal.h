@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The batch's own header (batch.h is its interface): what its files share.
- * batch.c runs the phases, each in its own file:
+ * batch_run.c runs the phases, each in its own file (batch.c makes and
+ * lets go the batch they share):
  *
  *  1. identify.c: every input file is read once (in parallel): an ELF file
  *     becomes a part, an archive is streamed and each ELF member becomes a
