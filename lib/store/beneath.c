@@ -22,7 +22,7 @@
 
 #include "beneath.h"
 
-static atomic_bool no_openat2;
+static atomic_bool no_openat2; /* the kernel said ENOSYS once: never asked again */
 
 /* The length of rel's leading part that is a symbolic link below dirfd, or 0. */
 static size_t symlink_prefix(int dirfd, const char *rel)
@@ -60,10 +60,14 @@ static size_t symlink_prefix(int dirfd, const char *rel)
 static int link_said(int dirfd, const char *rel, int fd)
 {
 	return fd == -ENOTDIR && symlink_prefix(dirfd, rel) ? -ELOOP : fd;
-} /* the kernel said ENOSYS once: never asked again */
+}
 
-/* rel below dirfd one element at a time; none may be a link, "." or "..". */
-static int walk_open(int dirfd, const char *rel, int flags)
+/*
+ * rel below dirfd one element at a time, none a link, "." or "..": its
+ * last element opened with flags; with make, each missing element made a
+ * directory (mkdirat) before it is entered.
+ */
+static int walk_elements(int dirfd, const char *rel, int flags, bool make)
 {
 	char buf[PATH_MAX];
 	char *p = buf, *slash;
@@ -78,6 +82,8 @@ static int walk_open(int dirfd, const char *rel, int flags)
 			*slash = '\0';
 		if (!*p || !strcmp(p, ".") || !strcmp(p, "..")) {
 			fd = -EXDEV;
+		} else if (make && mkdirat(cur, p, 0777) && errno != EEXIST) {
+			fd = -errno;
 		} else {
 			fd = openat(cur, p,
 				    (last ? flags : O_RDONLY | O_DIRECTORY) | O_NOFOLLOW |
@@ -114,38 +120,7 @@ int open_beneath(int dirfd, const char *rel, int flags)
 			atomic_store_explicit(&no_openat2, true, memory_order_relaxed);
 	}
 #endif
-	return link_said(dirfd, rel, walk_open(dirfd, rel, flags));
-}
-
-/* Each missing directory of rel made (mkdirat), then entered without following a link. */
-static int make_dirs(int dirfd, const char *rel)
-{
-	char buf[PATH_MAX];
-	char *p = buf, *slash;
-	int cur = dirfd, fd;
-
-	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (;; p = slash + 1) {
-		bool last = !(slash = strchr(p, '/'));
-
-		if (!last)
-			*slash = '\0';
-		if (!*p || !strcmp(p, ".") || !strcmp(p, "..")) {
-			fd = -EXDEV;
-		} else if (mkdirat(cur, p, 0777) && errno != EEXIST) {
-			fd = -errno;
-		} else {
-			fd = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0)
-				fd = -errno;
-		}
-		if (cur != dirfd)
-			close(cur);
-		if (fd < 0 || last)
-			return fd;
-		cur = fd;
-	}
+	return link_said(dirfd, rel, walk_elements(dirfd, rel, flags, false));
 }
 
 int open_dir_beneath(int dirfd, const char *rel, bool create)
@@ -158,7 +133,7 @@ int open_dir_beneath(int dirfd, const char *rel, bool create)
 	}
 	fd = open_beneath(dirfd, rel, O_RDONLY | O_DIRECTORY);
 	if (fd == -ENOENT && create)
-		fd = link_said(dirfd, rel, make_dirs(dirfd, rel));
+		fd = link_said(dirfd, rel, walk_elements(dirfd, rel, O_RDONLY | O_DIRECTORY, true));
 	return fd;
 }
 
