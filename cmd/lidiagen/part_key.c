@@ -1,34 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An ELF image's key (part_key.h). */
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "open_regular.h"
 #include "part_key.h"
 #include "sha256.h"
-
-/* The SHA-256 fallback of the file at path, its bytes read whole; false when unreadable. */
-static bool file_sha(const char *path, char sha[65])
-{
-	int fd = open_regular(path);
-	struct stat st;
-	void *buf = NULL;
-	bool ok = false;
-
-	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
-	    read(fd, buf, (size_t)st.st_size) == st.st_size) {
-		sha256_hex(buf, (size_t)st.st_size, sha);
-		ok = true;
-	}
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
 
 static void go_key(const char *go_build_id, char *key, size_t key_size)
 {
@@ -60,7 +36,7 @@ void image_key(enum fallback_key fallback, struct lidia_elf *e, const struct lid
 	} else if (fallback == FALLBACK_SHA256 && (data || path)) {
 		if (data)
 			sha256_hex(data, size, sha);
-		else if (!file_sha(path, sha))
+		else if (sha256_file(path, sha)) /* streamed; a regular file only */
 			return;
 		snprintf(out->key, sizeof(out->key), "%.40s", sha);
 		out->has_key = true;
