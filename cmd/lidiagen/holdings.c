@@ -48,16 +48,25 @@ static void existing_from(struct lidia_reader *r, struct existing *ex)
 	ex->size = fi.file_size;
 }
 
+/* Which file st is, as a rename over it would change: device, inode, date and size. */
+static void identity_of(const struct stat *st, struct existing *id)
+{
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+	id->size = (uint64_t)st->st_size;
+}
+
 bool existing_same_fd(int fd, const struct existing *ex)
 {
+	struct existing now;
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st))
 		return !ex->ino;
-	return ex->ino == (uint64_t)st.st_ino && ex->dev == (uint64_t)st.st_dev &&
-	       ex->mtime_ns ==
-		       (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec &&
-	       ex->size == (uint64_t)st.st_size;
+	identity_of(&st, &now);
+	return now.ino == ex->ino && now.dev == ex->dev && now.mtime_ns == ex->mtime_ns &&
+	       now.size == ex->size;
 }
 
 void existing_read_fd(int fd, bool want_sha, struct existing *ex)
@@ -70,10 +79,7 @@ void existing_read_fd(int fd, bool want_sha, struct existing *ex)
 	/* Its identity first: a file renamed over it after this is told apart. */
 	if (fd < 0 || fstat(fd, &st))
 		return;
-	ex->dev = (uint64_t)st.st_dev;
-	ex->ino = (uint64_t)st.st_ino;
-	ex->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-	ex->size = (uint64_t)st.st_size;
+	identity_of(&st, ex);
 	if (!S_ISREG(st.st_mode) ||
 	    lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = true)))
 		return;
