@@ -26,18 +26,7 @@ fi
 ROUNDS=${RACE_ROUNDS:-20}
 BK=lidia-race
 
-printf 'static inline int sq(int x) { return x * x; }\nint work(int x) { return sq(x) + 1; }\nint main(int c, char **v) { (void)v; return work(c); }\n' >"$w/p.c"
-bid=5555555555555555555555555555555555555555
-if ! gcc -O2 -g -Wl,--build-id=0x$bid -o "$w/p" "$w/p.c" 2>"$w/cc.err"; then
-	not_ok "s3rver race: the test program builds" "$(cat "$w/cc.err")"
-	exit 0
-fi
-key=symbolizer/anonymous/$bid
-SYM=(--symbols-only "$w/p")
-DW=("$w/p")
-"$L" -q "${SYM[@]}" -o "$w/sym" 2>/dev/null && "$L" -q "${DW[@]}" -o "$w/dw" 2>/dev/null
-shaS=$(sha256sum <"$w/sym/$key" | cut -c1-64)
-shaD=$(sha256sum <"$w/dw/$key" | cut -c1-64)
+race_jobs "s3rver race" || exit 0
 # What each holds, as `lidiagen info` reads it from the file: the DWARF
 # job's lines and inline frames (t_publish_race.sh proves them against
 # llvm-symbolizer), the symbols job's symbols only.

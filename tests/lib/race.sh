@@ -3,6 +3,11 @@
 # the script: L (lidiagen), SYM and DW (the symbols-only job's and the DWARF
 # job's arguments), shaD (the DWARF job's object's sha256), SPREAD (ms).
 #
+#   race_jobs WHAT              builds the racing program in $w (w: the script's
+#                               scratch) and sets bid, key, SYM, DW, and shaS
+#                               and shaD (the sha256 of each job's object, made
+#                               once in $w/sym and $w/dw); false, said as
+#                               "WHAT: the test program builds", when it fails
 #   status_of MANIFEST          the build ID's status, and its reason if any
 #   race_round DIR OUT ARGS...  the two jobs at once, each after a random
 #                               offset of up to SPREAD ms, writing OUT (with
@@ -20,6 +25,21 @@
 #                               created it (the DWARF job's look once they
 #                               had landed put its object back): the object
 #                               left is what counts.
+
+race_jobs() {
+	printf 'static inline int sq(int x) { return x * x; }\nint work(int x) { return sq(x) + 1; }\nint main(int c, char **v) { (void)v; return work(c); }\n' >"$w/p.c"
+	bid=5555555555555555555555555555555555555555
+	if ! gcc -O2 -g -Wl,--build-id=0x$bid -o "$w/p" "$w/p.c" 2>"$w/cc.err"; then
+		not_ok "$1: the test program builds" "$(cat "$w/cc.err")"
+		return 1
+	fi
+	key=symbolizer/anonymous/$bid
+	SYM=(--symbols-only "$w/p")
+	DW=("$w/p")
+	"$L" -q "${SYM[@]}" -o "$w/sym" 2>/dev/null && "$L" -q "${DW[@]}" -o "$w/dw" 2>/dev/null
+	shaS=$(sha256sum <"$w/sym/$key" | cut -c1-64)
+	shaD=$(sha256sum <"$w/dw/$key" | cut -c1-64)
+}
 
 status_of() {
 	sed -n '/"build_id"/{s/.*"status":"\([^"]*\)".*/\1/p;q}' "$1" 2>/dev/null | tr '\n' ' '
