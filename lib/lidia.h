@@ -81,7 +81,9 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_INVAL, "invalid argument")                                                       \
 	X(LIDIA_E_SINK, "output sink failed")                                                      \
 	X(LIDIA_E_NOT_REGULAR, "not a regular file (a FIFO, device or socket), not opened")        \
-	X(LIDIA_E_SYMLINK, "a symbolic link inside the output tree, not followed")
+	X(LIDIA_E_SYMLINK, "a symbolic link inside the output tree, not followed")                 \
+	X(LIDIA_E_ELF_CHANGED,                                                                     \
+	  "changed while being read (rewritten or truncated by another process?)")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,
@@ -259,15 +261,26 @@ LIDIA_API int lidia_archive_walk_mem(const void *buf, size_t size, const char *p
 struct lidia_elf;
 
 /*
- * Open an ELF image from a path (a private mmap) or from memory. buf must
- * outlive the handle and be writable: libelf may convert an image of the other
- * byte order in place. name is used in messages only (may be NULL). Fails with
- * LIDIA_E_NOT_ELF for anything that is not ELF and LIDIA_E_ELF_TYPE for
- * relocatable objects and core files.
+ * Open an ELF image from a path or from memory. A path is read, never
+ * mapped: its headers now, the rest when lidia_extract() needs it, so a file
+ * another process truncates meanwhile fails with LIDIA_E_ELF_CHANGED (never a
+ * SIGBUS); anything but a regular file is refused (LIDIA_E_NOT_REGULAR)
+ * without blocking. buf must outlive the handle and be writable: libelf may
+ * convert an image of the other byte order in place. name is used in
+ * messages only (may be NULL). Fails with LIDIA_E_NOT_ELF for anything that
+ * is not ELF and LIDIA_E_ELF_TYPE for relocatable objects and core files.
  */
 LIDIA_API int lidia_elf_open(struct lidia_elf **out, const char *path);
 LIDIA_API int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name);
 LIDIA_API void lidia_elf_close(struct lidia_elf *e);
+
+/*
+ * LIDIA_E_ELF_CHANGED when the file e was opened from has changed since
+ * (its size, or its modification or change time) while its headers were
+ * still read from it: what lidia_elf_build_id() and lidia_elf_info() said
+ * may mix two files. 0 otherwise, and always for an image in memory.
+ */
+LIDIA_API int lidia_elf_check(const struct lidia_elf *e);
 
 /* True when buf starts like an ELF file (cheap; for identifying inputs). */
 LIDIA_API bool lidia_is_elf(const void *buf, size_t size);
@@ -327,10 +340,10 @@ struct lidia_extract_opts {
 	/*
 	 * When set, the work of every thread an extraction starts is run as
 	 * thread_guard(fn, arg), which returns 0, or non-zero when it cut fn
-	 * short (a SIGBUS in a mapped input the caller guards against on its
-	 * own thread too): that work is then done again on the calling thread,
-	 * once the others are done. The calling thread's own share goes through
-	 * it too while others run (guards must nest).
+	 * short: that work is then done again on the calling thread, once the
+	 * others are done. The calling thread's own share goes through it too
+	 * while others run (guards must nest). No input is mapped, so none
+	 * needs it against a file truncated while read (lidia_elf_open()).
 	 */
 	int (*thread_guard)(void (*fn)(void *arg), void *arg);
 	/*

@@ -18,7 +18,6 @@
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
-#include "guard.h"
 #include "options.h"
 #include "publish.h"
 
@@ -340,7 +339,6 @@ int cmd_convert(int argc, char **argv)
 	if (s3_is_url(o.out_dir) && (ret = open_bucket(&o)) >= 0)
 		return ret;
 	install_log();
-	guard_install();
 	ret = batch_run(&o, argv + optind, (size_t)(argc - optind));
 	publish_close(o.bucket, NULL);
 	return ret;

@@ -13,7 +13,6 @@
 
 #include "batch.h"
 #include "cli.h"
-#include "guard.h"
 #include "index.h"
 #include "options.h"
 
@@ -271,6 +270,5 @@ int cmd_index(int argc, char **argv)
 	if (a.merge)
 		return merge(a.out, argv + optind, (size_t)(argc - optind));
 	install_log();
-	guard_install();
 	return batch_index(&a.o, argv + optind, (size_t)(argc - optind), a.out, a.reuse);
 }

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
-#include "guard.h"
 #include "part_key.h"
 #include "sha256.h"
 
@@ -55,7 +54,7 @@ void release_members(struct batch *b, struct group *g)
 	budget_release(&b->budget, reserved);
 }
 
-/* Reading a group's images into a builder (under guard_run). */
+/* Reading a group's images into a builder. */
 struct group_read {
 	struct batch *b;
 	struct group *g;
@@ -110,16 +109,14 @@ static void extraction_ends(struct batch *b)
 	pthread_mutex_unlock(&b->lock);
 }
 
-static void extract_group(void *arg)
+static void extract_group(struct group_read *gr)
 {
-	struct group_read *gr = arg;
 	struct group *g = gr->g;
 	struct lidia_elf *elfs[2] = { NULL, NULL };
 	struct lidia_extract_opts opts = gr->b->o->extract;
 	size_t n = 0;
 
 	opts.threads = gr->threads;
-	opts.thread_guard = guard_run;
 
 	/* The binary first, then the image with the most information. */
 	if ((g->bin < 0 || (!(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++])) &&
@@ -160,18 +157,11 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 {
 	const char *input = b->state.parts[g->main].path;
 	struct group_read gr = { .b = b, .g = g, .wrong = -1 };
-	int err, fault;
+	int err;
 
 	gr.threads = extraction_starts(b);
-	fault = guard_run(extract_group, &gr);
+	extract_group(&gr);
 	extraction_ends(b);
-	if (fault) {
-		/* What the reading had made is abandoned (guard.h). */
-		group_message(g, true,
-			      "%s: changed while being read (truncated by another process?)",
-			      input);
-		return -EFAULT;
-	}
 	if (gr.err == -ESTALE && gr.wrong >= 0) {
 		wrong_key(b, g, &gr);
 		return gr.err;

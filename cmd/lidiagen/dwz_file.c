@@ -49,7 +49,7 @@ bool dwz_file(const char *path, const void *data, size_t size)
 	if (data)
 		e = elf_memory((char *)data, size);
 	else if ((fd = open_regular(path)) >= 0)
-		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		e = elf_begin(fd, ELF_C_READ, NULL); /* pread: never a mapping that could fault */
 	else
 		return false;
 	dwz = e && elf_kind(e) == ELF_K_ELF && elf_is_dwz(e);

@@ -17,7 +17,6 @@
 
 #include "batch_internal.h"
 #include "dwz_file.h"
-#include "guard.h"
 #include "index.h"
 #include "open_regular.h"
 #include "part_key.h"
@@ -35,10 +34,12 @@ struct part_read {
 	struct image_key k;
 };
 
-/* Open the image, and read its key and what it holds (under guard_run). */
-static void read_part(void *arg)
+/*
+ * Open the image, and read its key and what it holds: a file changed
+ * meanwhile (its reads came back short, or mixed two files) fails.
+ */
+static void read_part(struct part_read *pr)
 {
-	struct part_read *pr = arg;
 	struct lidia_elf *e = NULL;
 
 	pr->err = pr->data ? lidia_elf_open_mem(&e, pr->data, pr->size, pr->path)
@@ -47,6 +48,7 @@ static void read_part(void *arg)
 		return;
 	lidia_elf_info(e, &pr->info);
 	image_key(pr->b->o->fallback, e, &pr->info, pr->data, pr->size, pr->path, &pr->k);
+	pr->err = lidia_elf_check(e);
 	lidia_elf_close(e);
 }
 
@@ -123,10 +125,7 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	enum skip_reason why = 0;
 	bool dwz;
 
-	if (guard_run(read_part, &pr)) {
-		input_problem(b, path, "changed while being read (truncated by another process?)");
-		return;
-	}
+	read_part(&pr);
 	if (pr.err == LIDIA_E_ELF_TYPE) {
 		/* Object files and core dumps: not what symbol files are for. */
 		why = type_reason(path, data, size);

@@ -258,6 +258,10 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 
 	if (!n || !OPTS_VALID(opts, lidia_extract_opts) || !reserved_zero(opts))
 		return LIDIA_E_INVAL;
+	/* Every file's bytes into memory first: read, never mapped (elf_load.c). */
+	for (size_t i = 0; i < n; i++)
+		if ((err = elf_image_load(elfs_in[i])))
+			goto out;
 	if ((err = map_prefixes(b, opts)))
 		goto out;
 	builder_use_threads(b, x.threads);

@@ -55,7 +55,8 @@ static int open_matching(const struct lidia_elf *owner, const char *path, const 
 
 	if (access(path, R_OK))
 		return 0;
-	if ((err = elf_image_open(&e, path, true))) {
+	/* Its headers first: the rest is read only once its build ID is the one wanted. */
+	if ((err = elf_image_open_lazy(&e, path, true))) {
 		if (err == LIDIA_E_NOT_REGULAR)
 			not_regular(owner, path);
 		return 0;
@@ -64,6 +65,11 @@ static int open_matching(const struct lidia_elf *owner, const char *path, const 
 		lidia_log(LIDIA_LOG_INFO, "%s: build ID differs, not used", path);
 		if (refused && !refused[0])
 			snprintf(refused, refused_size, "%s", path);
+		lidia_elf_close(e);
+		return 0;
+	}
+	if ((err = elf_image_load(e))) {
+		lidia_log(LIDIA_LOG_WARN, "%s: %s, not used", path, lidia_strerror(err));
 		lidia_elf_close(e);
 		return 0;
 	}

@@ -26,7 +26,7 @@
  * lookup tables (aranges, pubnames, names: the units are all read anyway)
  * and call frames.
  */
-static bool is_unread_name(const char *n)
+bool debug_section_unread(const char *n)
 {
 	static const char *const unread[] = { "loc",	  "mac",     "aranges", "pubnames",
 					      "pubtypes", "gnu_pub", "names",	"frame" };
@@ -40,7 +40,7 @@ static bool is_unread_name(const char *n)
 
 static bool is_debug_name(const char *n)
 {
-	if (!n || is_unread_name(n))
+	if (!n || debug_section_unread(n))
 		return false;
 	return !strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8) ||
 	       !strcmp(n, ".gnu_debugaltlink");
@@ -102,8 +102,12 @@ void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t
 	uintptr_t lo = (base + off + page - 1) & ~(page - 1);
 	uintptr_t hi = (base + off + size) & ~(page - 1);
 
-	if (e->map && off <= e->size && size <= e->size - off && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	if (!e->map || off > e->size || size > e->size - off || hi <= lo)
+		return;
+	/* Before the pages go: a file's bytes are then read in again (elf_image_load()). */
+	if (e->loaded)
+		__atomic_store_n((bool *)&e->map_dropped, true, __ATOMIC_RELAXED);
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* One section's bytes into the copy, on whichever thread takes it. */

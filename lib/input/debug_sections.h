@@ -20,8 +20,8 @@
  * through guard when set, lidia_extract_opts.thread_guard), largest first, the others as
  * they are for libdw to inflate there (a zlib section too large to inflate
  * here within the bounds, or that fails to, as well: libdw decides on it as
- * before); the pages of e's compressed sections are given back once read
- * (e's mapping reads them again if ever touched). The copy's bytes do not
+ * before); the pages of e's compressed sections are given back once read.
+ * The copy's bytes do not
  * depend on threads. Otherwise *out is NULL and libdw reads e. Close *out
  * with lidia_elf_close(). LIDIA_E_ELF when a zstd section is corrupt or
  * would inflate past bounds.
@@ -30,10 +30,17 @@ int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned th
 			   int (*guard)(void (*fn)(void *arg), void *arg), struct lidia_elf **out);
 
 /*
+ * Whether section n (a .debug_ or .zdebug_ one, or another) is one no reader
+ * of ours or libdw's reads: location lists, macros, lookup tables (aranges,
+ * pubnames, names: the units are all read anyway) and call frames.
+ */
+bool debug_section_unread(const char *n);
+
+/*
  * Give back the whole pages of [off, off + size) of e's mapping, when e has
- * one (a file it was opened from, or a copy made above): bytes that will be
- * read no more. A file's pages hold the same bytes if touched again (they
- * are read again from the file); a copy's hold zeros.
+ * one: bytes that will be read no more, zeros if touched again. A file's
+ * bytes read in (e->loaded) are read in again before e is extracted again
+ * (elf_image_load()).
  */
 void debug_sections_drop_pages(const struct lidia_elf *e, uint64_t off, uint64_t size);
 

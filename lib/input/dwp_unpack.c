@@ -313,7 +313,10 @@ static int write_image(struct dwp_unpacked *u, const struct lidia_elf *image)
 		return err;
 	if ((u->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(u->fd, &st))
 		return -errno;
-	if (!(u->image = calloc(1, sizeof(*u->image))) || !(u->image->name = strdup(image->name)))
+	if (!(u->image = calloc(1, sizeof(*u->image))))
+		return -ENOMEM;
+	u->image->fd = -1;
+	if (!(u->image->name = strdup(image->name)))
 		return -ENOMEM;
 	/* From the descriptor: libdw looks for the .dwo files beside the file it names. */
 	u->image->elf = elf_begin(u->fd, ELF_C_READ_MMAP, NULL);

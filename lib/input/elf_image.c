@@ -58,35 +58,96 @@ int lidia_elf_open_mem(struct lidia_elf **out, void *buf, size_t size, const cha
 	return elf_image_open_mem(out, buf, size, name, false);
 }
 
+int elf_image_check(struct lidia_elf *e, bool any_type)
+{
+	if (elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr))
+		return LIDIA_E_ELF;
+	if (!any_type && e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
+		return LIDIA_E_ELF_TYPE;
+	return whole(e) ? 0 : LIDIA_E_ELF_TRUNCATED;
+}
+
+static struct lidia_elf *new_image(const char *name, size_t size)
+{
+	struct lidia_elf *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->fd = -1;
+	e->size = size;
+	if (!(e->name = strdup(name))) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
 int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name,
 		       bool any_type)
 {
 	struct lidia_elf *e;
-	int err = 0;
+	int err;
 
 	*out = NULL;
 	if (!lidia_is_elf(buf, size))
 		return LIDIA_E_NOT_ELF;
 	pthread_once(&elf_once, elf_init);
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (!(e = new_image(name ? name : "(memory)", size)))
 		return -ENOMEM;
-	e->size = size;
-	e->name = strdup(name ? name : "(memory)");
 	e->elf = elf_memory(buf, size);
-	if (!e->name || !e->elf) {
-		err = e->name ? LIDIA_E_ELF : -ENOMEM;
-		goto out;
+	err = e->elf ? elf_image_check(e, any_type) : LIDIA_E_ELF;
+	if (err)
+		lidia_elf_close(e);
+	else
+		*out = e;
+	return err;
+}
+
+/* A regular file of path, opened without blocking (a FIFO an input names must not hang the run). */
+static int open_file(const char *path, struct stat *st)
+{
+	char magic[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+	} else if (!S_ISREG(st->st_mode)) {
+		err = S_ISDIR(st->st_mode) ? -EISDIR : LIDIA_E_NOT_REGULAR;
+	} else if (st->st_size < EI_NIDENT || pread(fd, magic, SELFMAG, 0) != SELFMAG ||
+		   memcmp(magic, ELFMAG, SELFMAG)) {
+		err = LIDIA_E_NOT_ELF;
+	} else {
+		return fd;
 	}
-	if (elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
-		err = LIDIA_E_ELF;
-		goto out;
+	close(fd);
+	return err;
+}
+
+int elf_image_open_lazy(struct lidia_elf **out, const char *path, bool any_type)
+{
+	struct lidia_elf *e;
+	struct stat st;
+	int fd, err;
+
+	*out = NULL;
+	if ((fd = open_file(path, &st)) < 0)
+		return fd;
+	pthread_once(&elf_once, elf_init);
+	if (!(e = new_image(path, (size_t)st.st_size))) {
+		close(fd);
+		return -ENOMEM;
 	}
-	if (!any_type && e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
-		err = LIDIA_E_ELF_TYPE;
-	else if (!whole(e))
-		err = LIDIA_E_ELF_TRUNCATED;
-out:
+	e->fd = fd;
+	e->lazy = true;
+	e->mtime = st.st_mtim;
+	e->ctime = st.st_ctim;
+	/* libelf reads what is asked of it with pread(2): never a mapping that could fault. */
+	e->elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = e->elf ? elf_image_check(e, any_type) : LIDIA_E_ELF;
+	if (lidia_elf_check(e))
+		err = LIDIA_E_ELF_CHANGED; /* whatever the headers said, they were cut or mixed */
 	if (err)
 		lidia_elf_close(e);
 	else
@@ -96,43 +157,30 @@ out:
 
 int lidia_elf_open(struct lidia_elf **out, const char *path)
 {
-	return elf_image_open(out, path, false);
+	return elf_image_open_lazy(out, path, false);
 }
 
 int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
 {
-	struct stat st;
-	void *map;
-	int fd, err;
+	int err = elf_image_open_lazy(out, path, any_type);
 
-	*out = NULL;
-	/* Not blocking: a FIFO an input names (a debug link, say) must not hang the run. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
+	if (!err && (err = elf_image_load(*out))) {
+		lidia_elf_close(*out);
+		*out = NULL;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-		close(fd);
-		return S_ISDIR(st.st_mode)   ? -EISDIR
-		       : S_ISREG(st.st_mode) ? LIDIA_E_NOT_ELF
-					     : LIDIA_E_NOT_REGULAR;
-	}
-	/* Private and writable, so that nothing libelf might do reaches the file. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	err = elf_image_open_mem(out, map, (size_t)st.st_size, path, any_type);
-	if (err) {
-		munmap(map, (size_t)st.st_size);
-		return err;
-	}
-	(*out)->map = map;
+	return err;
+}
+
+int lidia_elf_check(const struct lidia_elf *e)
+{
+	struct stat st;
+
+	if (e->fd < 0)
+		return 0;
+	if (fstat(e->fd, &st) || (uint64_t)st.st_size != e->size ||
+	    st.st_mtim.tv_sec != e->mtime.tv_sec || st.st_mtim.tv_nsec != e->mtime.tv_nsec ||
+	    st.st_ctim.tv_sec != e->ctime.tv_sec || st.st_ctim.tv_nsec != e->ctime.tv_nsec)
+		return LIDIA_E_ELF_CHANGED;
 	return 0;
 }
 
@@ -142,6 +190,8 @@ void lidia_elf_close(struct lidia_elf *e)
 		return;
 	if (e->elf)
 		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
 	if (e->map)
 		munmap(e->map, e->size);
 	free(e->owned);

@@ -6,12 +6,29 @@
 
 #include "lidia.h"
 
-/* An opened ELF image: libelf's handle over bytes we mapped or were given. */
+#include <sys/stat.h>
+
+/*
+ * An opened ELF image: libelf's handle over bytes in memory (given, or read
+ * in by elf_image_load()), or, until loaded, over a file libelf reads its
+ * headers from with pread(2) (ELF_C_READ). No input file is ever mapped: a
+ * file another process truncates while it is read makes a read come back
+ * short, never a SIGBUS inside libelf or libdw.
+ */
 struct lidia_elf {
 	Elf *elf;
 	GElf_Ehdr ehdr;
-	void *map;   /* our mapping, or NULL for caller memory */
+	void *map;   /* our mapping (a file's bytes read in, a copy), or NULL for caller memory */
 	void *owned; /* a heap copy we made (inflated sections), or NULL */
+	bool loaded; /* map holds the bytes of the file fd, read in */
+	/*
+	 * Pages of map given back (debug_sections_drop_pages()): read in again
+	 * before the next extraction. Set from extraction threads, atomically.
+	 */
+	bool map_dropped;
+	int fd;			      /* the file, or -1 */
+	bool lazy;		      /* only its headers read yet, by libelf */
+	struct timespec mtime, ctime; /* the file's, when opened: changed, it is read no more */
 	size_t size;
 	char *name;
 	/*
@@ -28,5 +45,24 @@ struct lidia_elf {
 int elf_image_open(struct lidia_elf **out, const char *path, bool any_type);
 int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name,
 		       bool any_type);
+
+/* Read e->ehdr, and check e's type (any_type: any) and that its headers and sections fit in it. */
+int elf_image_check(struct lidia_elf *e, bool any_type);
+
+/*
+ * As elf_image_open(), without reading more than the headers: its build ID
+ * and lidia_elf_info() are read with pread(2); elf_image_load() reads the
+ * rest before anything else is.
+ */
+int elf_image_open_lazy(struct lidia_elf **out, const char *path, bool any_type);
+
+/*
+ * Read a lazily opened image's bytes into memory of our own, once (0 for an
+ * image in memory already): what the extraction reads. Holes of a sparse
+ * file and the pages of executable sections (never read) are left unread:
+ * they cost no memory. LIDIA_E_ELF_CHANGED when the file changed since it
+ * was opened, or while it was read.
+ */
+int elf_image_load(struct lidia_elf *e);
 
 #endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Identify -> extract: a file's bytes read into memory of our own, once,
+ * before libelf, libdw or our own readers look past its headers. Reading
+ * with pread(2) is then the one step that can meet a file another process
+ * truncates or rewrites: the read comes back short, or the file's dates
+ * moved, and that image fails alone. No input is mapped, so no SIGBUS can
+ * land inside a library whose state we could not restore.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "debug_sections.h"
+#include "elf_image.h"
+#include "internal.h"
+
+#define MAX_UNREAD 32
+
+/* [lo, hi) of the file, left unread. */
+struct range {
+	uint64_t lo, hi;
+};
+
+/* Whether section sh's bytes overlap those of any other section that is read. */
+static bool shares_bytes(const struct lidia_elf *e, const GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr o;
+
+		if (!gelf_getshdr(scn, &o) || o.sh_type == SHT_NOBITS || !memcmp(&o, sh, sizeof(o)))
+			continue;
+		if (o.sh_offset < sh->sh_offset + sh->sh_size &&
+		    sh->sh_offset < o.sh_offset + o.sh_size)
+			return true;
+	}
+	return false;
+}
+
+/* Code, and the debug sections no reader of ours or libdw's looks at. */
+static bool never_read(const GElf_Shdr *sh, const char *name)
+{
+	if (sh->sh_flags & SHF_EXECINSTR)
+		return true;
+	return name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8)) &&
+	       debug_section_unread(name);
+}
+
+/*
+ * The whole pages of the sections never read (never_read()). Left unread,
+ * they are pages of zeros that cost no memory. One whose bytes another
+ * section shares (a corrupt file) is read.
+ */
+static size_t unread_ranges(const struct lidia_elf *e, struct range *out, uint64_t page)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0, shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return 0;
+	while (n < MAX_UNREAD && (scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		uint64_t lo, hi;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !never_read(&sh, elf_strptr(e->elf, shstrndx, sh.sh_name)) ||
+		    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
+			continue;
+		lo = (sh.sh_offset + page - 1) & ~(page - 1);
+		hi = (sh.sh_offset + sh.sh_size) & ~(page - 1);
+		if (hi > lo && !shares_bytes(e, &sh))
+			out[n++] = (struct range){ lo, hi };
+	}
+	return n;
+}
+
+/* All of [lo, hi) into buf at lo; a read that comes back short: the file was cut. */
+static int read_all(int fd, unsigned char *buf, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		ssize_t got = pread(fd, buf + lo, (size_t)(hi - lo), (off_t)lo);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return LIDIA_E_ELF_CHANGED;
+		lo += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* [lo, hi) into buf, but for the code ranges (in any order, may overlap). */
+static int read_span(int fd, unsigned char *buf, uint64_t lo, uint64_t hi, const struct range *code,
+		     size_t ncode)
+{
+	while (lo < hi) {
+		uint64_t end = hi, skip_to = lo;
+		int err;
+
+		for (size_t i = 0; i < ncode; i++) {
+			if (code[i].lo <= lo && lo < code[i].hi && code[i].hi > skip_to)
+				skip_to = code[i].hi; /* lo is in one: past it */
+			else if (code[i].lo > lo && code[i].lo < end)
+				end = code[i].lo; /* read up to the next */
+		}
+		if (skip_to > lo) {
+			lo = skip_to;
+			continue;
+		}
+		if ((err = read_all(fd, buf, lo, end)))
+			return err;
+		lo = end;
+	}
+	return 0;
+}
+
+/* The file's data, hole by hole (a sparse file's holes stay pages of zeros, never touched). */
+static int read_data(const struct lidia_elf *e, unsigned char *buf, const struct range *code,
+		     size_t ncode)
+{
+	uint64_t pos = 0;
+
+	while (pos < e->size) {
+		off_t data = lseek(e->fd, (off_t)pos, SEEK_DATA), hole;
+		int err;
+
+		if (data < 0 && errno == ENXIO)
+			return 0; /* a hole to the end (or the file was cut: checked after) */
+		if (data < 0)
+			data = (off_t)pos; /* no SEEK_DATA here: all of it is data */
+		hole = lseek(e->fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > e->size)
+			hole = (off_t)e->size;
+		if ((uint64_t)data >= e->size)
+			return 0;
+		if ((err = read_span(e->fd, buf, (uint64_t)data, (uint64_t)hole, code, ncode)))
+			return err;
+		pos = (uint64_t)hole;
+	}
+	return 0;
+}
+
+/* Again, the bytes of pages given back: the file must not have changed since. */
+static int read_again(struct lidia_elf *e)
+{
+	struct range unread[MAX_UNREAD];
+	size_t n = unread_ranges(e, unread, (uint64_t)sysconf(_SC_PAGESIZE));
+	int err = read_data(e, e->map, unread, n);
+
+	if (!err)
+		err = lidia_elf_check(e);
+	if (!err)
+		e->map_dropped = false;
+	return err;
+}
+
+int elf_image_load(struct lidia_elf *e)
+{
+	struct range unread[MAX_UNREAD];
+	unsigned char *buf;
+	size_t n;
+	Elf *elf;
+	int err;
+
+	if (e->loaded && e->map_dropped)
+		return read_again(e);
+	if (!e->lazy)
+		return 0;
+	n = unread_ranges(e, unread, (uint64_t)sysconf(_SC_PAGESIZE));
+	buf = mmap(NULL, e->size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf == MAP_FAILED)
+		return -ENOMEM;
+	err = read_data(e, buf, unread, n);
+	if (!err)
+		err = lidia_elf_check(e); /* a file rewritten in place reads whole, but mixed */
+	if (!err && !(elf = elf_memory((char *)buf, e->size)))
+		err = LIDIA_E_ELF;
+	if (err) {
+		munmap(buf, e->size);
+		return err;
+	}
+	/* The descriptor stays: pages given back are read from it again. */
+	elf_end(e->elf);
+	e->elf = elf;
+	e->lazy = false;
+	e->map = buf;
+	e->loaded = true;
+	/* The same bytes as the headers checked when opened: checked again, cheaply. */
+	return elf_image_check(e, true);
+}
