@@ -130,6 +130,14 @@ if [ "$RC" -eq 0 ] && grep -q -E '^lidiagen: memory budget 1024 MiB \(--max-memo
 else
 	not_ok "$what" "exit $RC" "$(first_lines 5 vv.err)"
 fi
+what="memory: lidiagen index takes --max-memory, and holds the two sparse members within it"
+mrun idx index -vv -j 2 --max-memory 64M sparse1.tar sparse2.tar -o idx.jsonl
+if [ "$RC" -eq 0 ] && grep -q 'memory budget 64 MiB (--max-memory)' idx.err &&
+	[ "$(grep -c '"build_id"' idx.jsonl)" -ge 2 ] && [ "$RSS" -lt 307200 ]; then
+	ok "$what (peak RSS $((RSS / 1024)) MiB)"
+else
+	not_ok "$what" "exit $RC, peak RSS $RSS KiB" "$(first_lines 5 idx.err)"
+fi
 what="memory: max-memory in a config file is the budget"
 printf 'max-memory: 512M\n' >mem.yaml
 mrun cfg -vv -j 1 --config mem.yaml app1 -o cfg.d

@@ -42,6 +42,8 @@ static const char usage_text[] =
 	"      --max-depth N         archives inside archives (default 4)\n"
 	"      --fallback-key SCHEME none, go or sha256, as convert will be given\n"
 	"  -j, --jobs N              read N inputs at a time (default: the cores)\n"
+	"      --max-memory SZ       the memory the run may hold, as convert's (default:\n"
+	"                            half of the cgroup's limit, or of physical memory)\n"
 	"      --strict              warnings fail the run (exit 1)\n"
 	"  -q, --quiet               print errors and the summary only\n"
 	"  -v, --verbose             say more\n"
@@ -54,7 +56,7 @@ static const char usage_text[] =
 static const char *const shared[] = {
 	"recursive",	 "follow-symlinks", "include",	    "exclude", "max-member-size",
 	"max-expansion", "max-depth",	    "fallback-key", "shard",   "jobs",
-	"strict",	 "quiet",	    "verbose",
+	"max-memory",	 "strict",	    "quiet",	    "verbose",
 };
 #define NSHARED (sizeof(shared) / sizeof(shared[0]))
 
