@@ -9,6 +9,7 @@
 #include "dwarf_extract.h"
 #include "dwp.h"
 #include "dwp_unpack.h"
+#include "elf_load.h"
 #include "elf_mem.h"
 #include "functions.h"
 #include "go_extract.h"

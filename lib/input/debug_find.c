@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "debug_find.h"
+#include "elf_load.h"
 #include "elf_mem.h"
 #include "internal.h"
 

@@ -17,6 +17,7 @@
 
 #include "dwarf_begin.h"
 #include "dwp_unpack.h"
+#include "elf_load.h"
 #include "elf_mem.h"
 #include "internal.h"
 #include "split_paths.h"

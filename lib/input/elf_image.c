@@ -160,17 +160,6 @@ int lidia_elf_open(struct lidia_elf **out, const char *path)
 	return elf_image_open_lazy(out, path, false);
 }
 
-int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
-{
-	int err = elf_image_open_lazy(out, path, any_type);
-
-	if (!err && (err = elf_image_load(*out))) {
-		lidia_elf_close(*out);
-		*out = NULL;
-	}
-	return err;
-}
-
 int lidia_elf_check(const struct lidia_elf *e)
 {
 	struct stat st;

@@ -39,10 +39,9 @@ struct lidia_elf {
 };
 
 /*
- * As lidia_elf_open() and lidia_elf_open_mem(), and with any_type also
- * relocatable files: a dwz supplementary file is ET_REL.
+ * As lidia_elf_open_mem(), and with any_type also relocatable files: a dwz
+ * supplementary file is ET_REL.
  */
-int elf_image_open(struct lidia_elf **out, const char *path, bool any_type);
 int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const char *name,
 		       bool any_type);
 
@@ -50,19 +49,10 @@ int elf_image_open_mem(struct lidia_elf **out, void *buf, size_t size, const cha
 int elf_image_check(struct lidia_elf *e, bool any_type);
 
 /*
- * As elf_image_open(), without reading more than the headers: its build ID
- * and lidia_elf_info() are read with pread(2); elf_image_load() reads the
- * rest before anything else is.
+ * As lidia_elf_open(), and with any_type also relocatable files: only the
+ * headers are read (pread(2)), for its build ID and lidia_elf_info();
+ * elf_image_load() (elf_load.h) reads the rest before anything else is.
  */
 int elf_image_open_lazy(struct lidia_elf **out, const char *path, bool any_type);
-
-/*
- * Read a lazily opened image's bytes into memory of our own, once (0 for an
- * image in memory already): what the extraction reads. Holes of a sparse
- * file and the pages of executable sections (never read) are left unread:
- * they cost no memory. LIDIA_E_ELF_CHANGED when the file changed since it
- * was opened, or while it was read.
- */
-int elf_image_load(struct lidia_elf *e);
 
 #endif

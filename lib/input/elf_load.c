@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "debug_sections.h"
-#include "elf_image.h"
+#include "elf_load.h"
 #include "internal.h"
 
 #define MAX_UNREAD 32
@@ -192,4 +192,15 @@ int elf_image_load(struct lidia_elf *e)
 	e->loaded = true;
 	/* The same bytes as the headers checked when opened: checked again, cheaply. */
 	return elf_image_check(e, true);
+}
+
+int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)
+{
+	int err = elf_image_open_lazy(out, path, any_type);
+
+	if (!err && (err = elf_image_load(*out))) {
+		lidia_elf_close(*out);
+		*out = NULL;
+	}
+	return err;
 }

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_image.h"
+#include "elf_load.h"
 #include "lidia.h"
 #include "unit.h"
 
