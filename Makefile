@@ -33,7 +33,7 @@ LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir)
 LLVM_DEMANGLE := $(shell $(LLVM_CONFIG) --libdir)/libLLVMDemangle.a
 # The library's dependencies, and the command's (the YAML config). libarchive
 # is loaded when the first archive is met (lib/input/archive_walk.c), and
-# libcurl and libexpat when a bucket is first opened (cmd/lidiagen/s3/curl_load.c,
+# libcurl and libexpat when a bucket is first opened (cmd/lidiagen/publish/s3/curl_load.c,
 # expat_load.c): their headers only, never linked (libcurl and its 30 libraries
 # cost every run 6 MiB).
 DEPS    := libelf libdw libzstd liblzma libdeflate
@@ -78,14 +78,17 @@ B := $(O)$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 LIB_SRC := $(wildcard lib/*/*.c)
 LIB_CXX := $(wildcard lib/*/*.cc)
 LIB_INC := -Ilib $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(LIB_SRC) $(LIB_CXX)))))
-CMD_SRC := $(wildcard cmd/lidiagen/*.c)
-# Publishing to S3 (cmd/lidiagen/s3/): the command's store side, never in
-# liblidia, so that the library needs no libcurl (doc/publishing.md). Its own
-# archive, with the SHA-256 it shares with the command, for the unit tests.
-S3_SRC := $(wildcard cmd/lidiagen/s3/*.c)
+# The command, one folder per stage too (README.md, "Layout"): cli/ over
+# batch/ over publish/ and index/, all over util/ (make check-layers).
+CMD_DIRS := cli batch publish index util
+CMD_SRC := $(foreach d,$(CMD_DIRS),$(wildcard cmd/lidiagen/$(d)/*.c))
+# Publishing to S3 (cmd/lidiagen/publish/s3/): the command's store side, never
+# in liblidia, so that the library needs no libcurl (doc/publishing.md). Its
+# own archive, with the SHA-256 it shares with the command, for the unit tests.
+S3_SRC := $(wildcard cmd/lidiagen/publish/s3/*.c)
 S3_OBJ := $(S3_SRC:%.c=$(B)/%.o)
 S3_LIB := $(B)/liblidia-s3.a
-CMD_INC := -Icmd/lidiagen -Icmd/lidiagen/s3
+CMD_INC := $(foreach d,$(CMD_DIRS),-Icmd/lidiagen/$(d)) -Icmd/lidiagen/publish/s3
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_CXX:%.cc=$(B)/%.o)
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o) $(LIB_CXX:%.cc=$(B)/pic/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
@@ -109,7 +112,7 @@ $(B)/cmd/%.o: cmd/%.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LIB_INC) $(CMD_INC) -MMD -MP -c -o $@ $<
 
-$(S3_LIB): $(S3_OBJ) $(B)/cmd/lidiagen/sha256.o
+$(S3_LIB): $(S3_OBJ) $(B)/cmd/lidiagen/util/sha256.o
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -154,7 +157,7 @@ $(STATIC): $(INTERNAL)
 CLANG_FORMAT ?= clang-format
 format-check:
 	$(Q)$(CLANG_FORMAT) --dry-run --Werror --style=file $(LIB_SRC) $(wildcard lib/*.h lib/*/*.h) \
-		$(CMD_SRC) $(S3_SRC) $(wildcard cmd/lidiagen/*.h cmd/lidiagen/s3/*.h)
+		$(CMD_SRC) $(S3_SRC) $(wildcard cmd/lidiagen/*/*.h cmd/lidiagen/publish/s3/*.h)
 
 # liblidia.a defines no global name but lidia*: a user's static link never clashes.
 check-exports: $(STATIC)
@@ -163,12 +166,9 @@ check-exports: $(STATIC)
 
 # format/ and base/ reach no libelf or libdw header, and no part of the library
 # reaches libcurl's (their .d files say what they include).
-check-layers: $(LIB_OBJ)
-	$(Q)! grep -lE '/(libelf|gelf|dwarf|libdw|libdwfl)\.h|/elfutils/' \
-		$(patsubst %.o,%.d,$(filter $(B)/lib/format/% $(B)/lib/base/%,$(LIB_OBJ))) || \
-		{ echo "lib/format or lib/base includes a libelf or libdw header" >&2; false; }
-	$(Q)! grep -l '/curl/' $(LIB_OBJ:.o=.d) || \
-		{ echo "the library (lib/) includes a libcurl header: S3 belongs to cmd/lidiagen/s3" >&2; false; }
+# The layers of lib/ and cmd/lidiagen/ (tests/tools/check_layers.py says which).
+check-layers:
+	$(Q)python3 tests/tools/check_layers.py
 
 $(SHARED_LIB): $(LIB_PIC) lib/liblidia.map
 	$(if $(Q),@echo "  LD      $@")
@@ -224,7 +224,7 @@ fuzz-long: fuzz
 	tests/fuzz/fuzz_long.sh $(O)/fuzz $(FUZZ_SECONDS)
 
 # The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
-CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|pyroscope_reader|usage)$$
+CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|layers|pyroscope_reader|usage)$$
 
 test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports format-check
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh

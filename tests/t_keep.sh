@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keep or replace (cmd/lidiagen/keep.c): an output that already holds as
+# Keep or replace (cmd/lidiagen/batch/keep.c): an output that already holds as
 # much as the inputs give is kept untouched, whether that shows before the
 # images are read (their prediction) or only after (-O0: no inline frames
 # although there is DWARF); the log names both levels correctly.

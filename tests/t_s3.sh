@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Publishing to S3 (cmd/lidiagen/s3/, publish.c, upload.c) against
+# Publishing to S3 (cmd/lidiagen/publish/: s3/, publish.c, upload.c) against
 # tests/tools/fake_s3.py, which checks every request with botocore's own
 # SigV4 signer and stores what it is sent: the keys and bytes are a local
 # run's; a re-run sends no PUT; a weaker or foreign object is replaced and a

@@ -5,7 +5,7 @@
 # the DWARF object must be under the key after every round, whoever comes
 # last. s3rver ignores S3's conditional writes (If-None-Match, If-Match):
 # lidiagen finds that with its probe, says so, and reads each write back
-# (cmd/lidiagen/publish.c). tests/t_publish_race.sh races the same jobs
+# (cmd/lidiagen/publish/publish.c). tests/t_publish_race.sh races the same jobs
 # against tests/tools/fake_s3.py, honouring and ignoring the conditions,
 # and into a tree. What is under each key comes from botocore (awscli's
 # library), checked with sha256sum and `lidiagen info`, not from lidiagen's

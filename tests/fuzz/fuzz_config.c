@@ -131,8 +131,8 @@ static void free_owned(void)
 #undef free
 #define strdup fz_strdup
 #define free fz_free
-#include "../../cmd/lidiagen/config.c"
-#include "../../cmd/lidiagen/options.c"
+#include "../../cmd/lidiagen/cli/config.c"
+#include "../../cmd/lidiagen/cli/options.c"
 #undef strdup
 #undef free
 

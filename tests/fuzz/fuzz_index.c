@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the index reader (index_load_stream, cmd/lidiagen/index_read.c)
+ * Fuzz target: the index reader (index_load_stream, cmd/lidiagen/index/index_read.c)
  * on arbitrary bytes. Built with libFuzzer by `make fuzz` and with
  * tests/fuzz/replay.c by `make test`, which replays tests/fuzz/corpus/index/
  * (seeds written by hand from tests/t_shard_index.sh's indexes and hostile
@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cmd/lidiagen/json.c"
-#include "../../cmd/lidiagen/state.c"
-#include "../../cmd/lidiagen/tempfile.c"
-#include "../../cmd/lidiagen/index_read.c"
+#include "../../cmd/lidiagen/util/json.c"
+#include "../../cmd/lidiagen/index/state.c"
+#include "../../cmd/lidiagen/util/tempfile.c"
+#include "../../cmd/lidiagen/index/index_read.c"
 
 static void check(const struct index *ix)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Where s3_config_load finds things (cmd/lidiagen/s3/aws_config.c), chain
+ * Where s3_config_load finds things (cmd/lidiagen/publish/s3/aws_config.c), chain
  * by chain, with the environment and the AWS files of a temporary home:
  * s3://BUCKET/PREFIX and its errors; credentials from the environment,
  * the credentials file, the config file, and their order; the INI dialect

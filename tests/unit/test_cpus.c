@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The default -j (cmd/lidiagen/cpus.c): the cgroup CPU quota read from
+ * The default -j (cmd/lidiagen/util/cpus.c): the cgroup CPU quota read from
  * cgroup v2's cpu.max along the cgroup's ancestors, and from v1's cfs quota
  * and period, in file trees made here as the kernel lays them out.
  */
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../cmd/lidiagen/cpus.c"
-#include "../../cmd/lidiagen/cgroup.c"
+#include "../../cmd/lidiagen/util/cpus.c"
+#include "../../cmd/lidiagen/util/cgroup.c"
 #include "cgroup_tree.h"
 #include "unit.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The default --max-memory (cmd/lidiagen/memory.c): the cgroup memory limit
+ * The default --max-memory (cmd/lidiagen/util/memory.c): the cgroup memory limit
  * read from cgroup v2's memory.max along the cgroup's ancestors, and from
  * v1's memory.limit_in_bytes, in file trees made here as the kernel lays
  * them out.
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../cmd/lidiagen/memory.c"
-#include "../../cmd/lidiagen/cgroup.c"
+#include "../../cmd/lidiagen/util/memory.c"
+#include "../../cmd/lidiagen/util/cgroup.c"
 #include "cgroup_tree.h"
 #include "unit.h"
 

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aws_config_internal.h"
+#include "aws_files.h"
+#include "aws_ini.h"
+#include "aws_util.h"
 
 #define FILE_MAX_SIZE (1 << 20)
 

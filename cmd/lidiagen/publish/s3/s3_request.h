@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One signed S3 request, retried (s3_request.c), for s3_object.c and
- * s3_list.c; S3's XML (s3_xml.c); the breaker's side the requests see
- * (s3_breaker.c): the client's internals.
+ * s3_list.c: the client's internals. S3's XML is s3_xml.h's, the breaker's
+ * side the requests see s3_breaker.h's.
  */
 #ifndef LIDIAGEN_S3_REQUEST_H
 #define LIDIAGEN_S3_REQUEST_H
 
 #include "curl_load.h"
 #include "s3.h"
+#include "s3_breaker.h"
+#include "s3_xml.h"
 
 /* The response bodies kept: S3's error documents are small. */
 #define S3_BODY_MAX 65536
@@ -77,52 +79,6 @@ bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
  */
 int s3_distrust(struct s3_client *cl, const struct s3_request *r, const char *why,
 		struct s3_error *err);
-
-/* ---- s3_xml.c ---- */
-
-/* Where s3_xml_parse hands each element, as it ends. */
-struct s3_xml_sink {
-	/*
-	 * depth 1: a child of the root; parent: its parent's name; text: its
-	 * text, entities decoded (whole false: cut at 8 KiB). Non-zero stops
-	 * the parse, and s3_xml_parse returns it.
-	 */
-	int (*element)(void *ctx, unsigned depth, const char *parent, const char *name,
-		       const char *text, bool whole);
-	void *ctx;
-};
-
-/*
- * doc[0, len) read as one whole, well-formed XML document, without a DTD,
- * whose root element is root: each element to sink (NULL: only checked).
- * 0; or -EPROTO and in why what the body is instead ("an <html> page",
- * "an <Error> document", "XML cut short or ill-formed: ..."), or the
- * sink's code (why then left to it); -ELIBACC without libexpat.
- */
-int s3_xml_parse(const char *doc, size_t len, const char *root, const struct s3_xml_sink *sink,
-		 char *why, size_t why_size);
-
-/* Control characters (a CR in a key, a newline in a message) as spaces: one line to print. */
-void s3_xml_one_line(char *s);
-
-/* ---- s3_breaker.c ---- */
-
-struct s3_breaker;
-
-int s3_breaker_new(struct s3_breaker **out);
-void s3_breaker_free(struct s3_breaker *b);
-
-/* Whether a request may go; when not, and count_refusal, it is counted as a key not sent. */
-bool s3_breaker_admit(struct s3_breaker *b, bool count_refusal);
-
-/* After an attempt: whether it reached a server (any answer); if not, endpoint and why. */
-void s3_breaker_note(struct s3_breaker *b, bool reached, const char *endpoint, const char *why);
-
-/* A key's request that found no server: true when the breaker is open, and it is counted. */
-bool s3_breaker_fold(struct s3_breaker *b);
-
-/* Open it now: why is the line to say (the endpoint, the request, the reason). */
-void s3_breaker_open(struct s3_breaker *b, const char *why);
 
 /* Release what the response holds. */
 void s3_request_done(struct s3_request *r);

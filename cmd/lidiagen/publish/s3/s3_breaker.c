@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "s3_request.h"
+#include "s3.h"
+#include "s3_breaker.h"
 
 struct s3_breaker {
 	pthread_mutex_t lock;

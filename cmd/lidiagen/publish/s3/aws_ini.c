@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "aws_config_internal.h"
+#include "aws_ini.h"
 
 /* Each setting's name in the files. */
 static const struct {

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "batch.h"
 #include "state.h"
 
 /*
@@ -70,13 +69,6 @@ int index_write(const char *path, const struct index_header *h, const struct sta
 
 /* The input of s a problem's path names: the path, or its part before a '!' (a member's); -1. */
 ssize_t index_error_input(const struct state *s, const char *path);
-
-/* The header of a run of o over paths[0..n): 0 or -ENOMEM (h->options then to free). */
-int index_run_header(struct index_header *h, const struct batch_opts *o, char **paths, size_t n);
-
-/* How the run of a differs from that of b, in buf ("--fallback-key go, not none"); NULL: alike. */
-const char *index_run_differs(const struct index_header *a, const struct index_header *b, char *buf,
-			      size_t size);
 
 /* The name of a --fallback-key scheme, as the header and the option spell it. */
 const char *fallback_name(enum fallback_key f);

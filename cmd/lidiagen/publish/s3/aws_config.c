@@ -32,7 +32,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "aws_config_internal.h"
+#include "aws_credentials.h"
+#include "aws_files.h"
+#include "aws_url.h"
+#include "aws_util.h"
 #include "curl_load.h"
 #include "expat_load.h"
 #include "s3_request.h"

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aws_config_internal.h"
+#include "aws_credentials.h"
+#include "aws_util.h"
 #include "imds.h"
 
 /* A credential goes into signatures and a header: visible ASCII only. */

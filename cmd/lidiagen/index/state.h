@@ -64,6 +64,16 @@ struct state_output {
 	bool dynsym_only;
 };
 
+/*
+ * How an image without a GNU build ID gets a key (--fallback-key): made
+ * alike by identify, the index and convert --index.
+ */
+enum fallback_key {
+	FALLBACK_NONE,
+	FALLBACK_GO,	 /* hex of the Go build ID note */
+	FALLBACK_SHA256, /* the first 20 bytes of the file's SHA-256, in hex */
+};
+
 /* Why an ELF image found has no part (and so no output). */
 enum skip_reason {
 	SKIP_NO_KEY = 1,     /* no GNU build ID (and no --fallback-key for it) */

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aws_config_internal.h"
+#include "aws_url.h"
+#include "aws_util.h"
 
 #define PREFIX_MAX 512
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What the aws_* files share to do their jobs (aws_config_internal.h):
+ * What the aws_* files share to do their jobs (aws_util.h):
  * the one-line message of a load that fails, values quoted in it cut and
  * made printable, the environment read as the AWS tools read it, and
  * secrets wiped before they are freed. Nothing here calls another aws_*
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "aws_config_internal.h"
+#include "aws_util.h"
 
 /* One line in ld->err; returns code. */
 __attribute__((format(printf, 3, 4))) int aws_fail(struct load *ld, int code, const char *fmt, ...)

@@ -14,6 +14,7 @@
 #include "batch_internal.h"
 #include "cpus.h"
 #include "index.h"
+#include "index_id.h"
 #include "tempfile.h"
 #include "usage.h"
 

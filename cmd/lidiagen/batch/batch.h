@@ -13,14 +13,9 @@
 
 #include "lidia.h"
 #include "s3.h"
+#include "state.h"
 
 struct publish;
-
-enum fallback_key {
-	FALLBACK_NONE,
-	FALLBACK_GO,	 /* hex of the Go build ID note */
-	FALLBACK_SHA256, /* the first 20 bytes of the file's SHA-256, in hex */
-};
 
 struct batch_opts {
 	const char *out_dir; /* "-": the one output to stdout; "s3://...": the bucket */

@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "expat_load.h"
-#include "s3_request.h"
+#include "s3_xml.h"
 
 /* S3 nests 3 deep (ListBucketResult/Contents/Owner/ID); room to spare. */
 #define DEPTH_MAX 8

@@ -14,6 +14,7 @@
 #include "batch.h"
 #include "cli.h"
 #include "index.h"
+#include "index_id.h"
 #include "options.h"
 
 static const char usage_text[] =
