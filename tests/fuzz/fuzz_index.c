@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "../../cmd/lidiagen/util/json.c"
+#include "../../cmd/lidiagen/index/names.c"
 #include "../../cmd/lidiagen/index/state.c"
+#include "../../cmd/lidiagen/util/problems.c"
 #include "../../cmd/lidiagen/util/tempfile.c"
 #include "../../cmd/lidiagen/index/index_read.c"
 

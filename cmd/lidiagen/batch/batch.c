@@ -24,11 +24,7 @@ void batch_release(struct batch *b)
 		free(b->groups[i].warning);
 	}
 	free(b->groups);
-	for (size_t i = 0; i < b->nfailures; i++) {
-		free(b->failures[i].path);
-		free(b->failures[i].msg);
-	}
-	free(b->failures);
+	problems_release(&b->failures);
 	state_release(&b->state);
 	budget_destroy(&b->budget);
 	pthread_mutex_destroy(&b->lock);

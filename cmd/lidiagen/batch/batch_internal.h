@@ -46,6 +46,7 @@
 #include "budget.h"
 #include "holdings.h"
 #include "pool.h"
+#include "problems.h"
 #include "state.h"
 #include "walk.h"
 
@@ -63,6 +64,27 @@ enum status {
 	ST_OTHER_SHARD,
 	ST_NOTHING,
 	ST_PLANNED, /* --dry-run: would be written (g->there_exists: over another) */
+};
+
+/*
+ * What became of a group's output: decided once (keep.c for what stays,
+ * convert.c for what is written or planned), as a record that decision.c
+ * alone turns into words: the group's -v line, and its manifest status and
+ * reason.
+ */
+enum verdict {
+	V_NONE,		 /* not decided (failed, pending, another shard's) */
+	V_WRITTEN,	 /* nothing was there */
+	V_REPLACED,	 /* over one holding less, or not ours, or (--force) as much */
+	V_SAME,		 /* the very bytes were there: not written again */
+	V_KEPT,		 /* kept: it holds what the inputs give */
+	V_KEPT_MORE,	 /* kept: it holds more than the inputs gave */
+	V_RACED_MORE,	 /* another run put one holding more there meanwhile: kept */
+	V_RACED_EQUAL,	 /* another run put one holding as much there meanwhile: kept */
+	V_NOTHING,	 /* no function in the inputs: nothing written */
+	V_WOULD_WRITE,	 /* --dry-run: nothing there */
+	V_WOULD_REPLACE, /* --dry-run: over what is there */
+	V_COUNT
 };
 
 /* The warnings' fixes, one line each, said wherever the warning is. */
@@ -89,7 +111,8 @@ struct group {
 	enum level level;
 	uint64_t out_size;
 	char sha[65];
-	const char *kept_why; /* kept because another run came meanwhile: the manifest's reason */
+	enum verdict verdict; /* what became of its output (decision.c) */
+	enum level inputs;    /* what its inputs give: read, or predicted (the verdict's) */
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
 	bool said;     /* its error follows from an input's, said already: printed with -v only */
@@ -120,11 +143,7 @@ struct batch {
 	size_t warnings;	      /* --strict: each one a failure */
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
 	uint64_t bytes;	     /* of the inputs read */
-	/* inputs that failed (path, message), for the manifest */
-	struct failed_input {
-		char *path, *msg;
-	} * failures;
-	size_t nfailures, cap_failures;
+	struct problems failures; /* inputs that failed, for the manifest and the index */
 	/* the progress line (progress.c) */
 	bool tty, drawn, ticking, stop_ticking;
 	pthread_t ticker;
@@ -321,6 +340,17 @@ void batch_warning(struct batch *b, const char *what, const char *fmt, ...)
 
 /* The library's messages, printed like the batch's own (lidia_set_log; takes the lock). */
 void batch_log(enum lidia_log_level level, const char *msg, void *ctx);
+
+/*
+ * Decide what became of g's output (decision.c): its verdict, its status,
+ * and its -v line; inputs is what its inputs give (read, or predicted).
+ * g->there, g->counts and g->level are as the verdict leaves them.
+ */
+void decide(struct batch *b, struct group *g, enum verdict v, enum level inputs);
+
+/* The manifest's status of a decided group ("kept", "uploaded"...), and its reason or NULL. */
+const char *verdict_status(const struct batch *b, const struct group *g);
+const char *verdict_reason(const struct group *g);
 
 /* Set the group's line (-v, or an error), printed in group order once it is done. */
 void group_message(struct group *g, bool is_error, const char *fmt, ...)

@@ -14,6 +14,7 @@
 #include "batch_internal.h"
 #include "cpus.h"
 #include "index.h"
+#include "names.h"
 #include "publish.h"
 #include "tempfile.h"
 #include "usage.h"

@@ -196,58 +196,25 @@ static bool dynsym_only(const struct group *g)
 }
 
 /*
- * An output there, written or found with the same bytes (or as much,
- * put there meanwhile by another run): the state remembers what the
- * inputs gave, and its -v line is "<- binary, debug
- * file" or "<- file", with the output's counts and note.
+ * An output there, written or found with the same bytes (or as much, put
+ * there meanwhile by another run): the state remembers what the inputs
+ * gave, and the verdict says how it got there.
  */
-static void settle_output(struct batch *b, struct group *g, enum status status, enum level gave,
-			  bool gave_dynsym, const char *note)
+static void settle_output(struct batch *b, struct group *g, enum verdict v, enum level gave,
+			  bool gave_dynsym)
 {
-	const struct state_part *mp = &b->state.parts[g->main];
-	const char *bin = g->bin >= 0 ? b->state.parts[g->bin].path : NULL;
-
-	g->status = status;
 	pthread_mutex_lock(&b->lock);
 	state_set_output(&b->state, g->key, (int)gave, gave_dynsym);
 	pthread_mutex_unlock(&b->lock);
 	warn_dynsym_only(b, g, gave_dynsym);
-	if (!strcmp(b->o->out_dir, "-"))
-		return;
-	group_message(g, false,
-		      "%s/%s <- %s%s%s (%zu functions, %zu inline ranges, %zu line rows)%s",
-		      b->o->out_dir, g->out_key, bin ? bin : mp->path, bin ? ", " : "",
-		      bin ? mp->path : "", g->counts.functions, g->counts.inline_ranges,
-		      g->counts.line_rows, note);
-}
-
-/* What the -v line says of an output written over another (ex, if it was readable). */
-static const char *replaced_note(const struct batch *b, const struct existing *ex,
-				 const struct group *g)
-{
-	if (!ex->valid)
-		return b->o->bucket ? " (replaced: not written by lidiagen)"
-				    : " (replaced: it was no valid lidia file)";
-	return ex->level < g->level ? " (replaced: it had less)" : " (replaced)";
+	decide(b, g, v, gave);
 }
 
 /* --dry-run: what would be written, by what the inputs give (level: read, or predicted). */
 static void plan(struct batch *b, struct group *g, enum level level)
 {
-	const struct existing *ex = &g->there;
-
-	g->status = ST_PLANNED;
 	g->level = level;
-	if (!g->there_exists)
-		group_message(g, false, "would %s %s/%s (%s)", b->o->bucket ? "upload" : "write",
-			      b->o->out_dir, g->out_key, level_name[level]);
-	else if (!ex->valid)
-		group_message(g, false, "would replace %s/%s (%s): %s", b->o->out_dir, g->out_key,
-			      level_name[level],
-			      b->o->bucket ? "not written by lidiagen" : "no valid lidia file");
-	else
-		group_message(g, false, "would replace %s/%s (%s): it has %s", b->o->out_dir,
-			      g->out_key, level_name[level], level_name[ex->level]);
+	decide(b, g, g->there_exists ? V_WOULD_REPLACE : V_WOULD_WRITE, level);
 }
 
 /* Converted, kept or failed: counted, and its lines (and those after it) printed when due. */
@@ -274,41 +241,31 @@ static void group_done(struct batch *b, struct group *g)
 	pthread_mutex_unlock(&b->lock);
 }
 
-/* The manifest's reason for an output another run put there meanwhile. */
-static const char *const kept_why[] = {
-	[WRITTEN_KEPT_MORE] = "a stronger object was published meanwhile",
-	[WRITTEN_KEPT_EQUAL] = "an object holding as much was published meanwhile",
-};
-
 /* Write the output read into bld, or find it there already; then settle the group. */
 static int write_group(struct batch *b, struct group *g, struct lidia_builder *bld,
 		       bool gave_dynsym)
 {
-	const struct existing *ex = &g->there;
+	static const enum verdict verdict_of[] = {
+		[WRITTEN_SAME] = V_SAME,
+		[WRITTEN_KEPT_MORE] = V_RACED_MORE,
+		[WRITTEN_KEPT_EQUAL] = V_RACED_EQUAL,
+	};
 	enum level gave = g->level;
 	enum written how;
-	char note[128];
 	int err;
 
 	if (!strcmp(b->o->out_dir, "-")) {
 		snprintf(g->out_key, sizeof(g->out_key), "-"); /* the manifest's output */
 		if (!(err = output_write_stdout(b, g, bld)))
-			settle_output(b, g, ST_CONVERTED, gave, gave_dynsym, "");
+			settle_output(b, g, V_WRITTEN, gave, gave_dynsym);
 		return err;
 	}
 	if ((err = output_write(b, g, bld, &how)))
 		return err;
-	if (how == WRITTEN_SAME) {
-		settle_output(b, g, ST_KEPT, gave, gave_dynsym,
-			      " (unchanged: the same bytes, not rewritten)");
-	} else if (how != WRITTEN) {
-		g->kept_why = kept_why[how];
-		snprintf(note, sizeof(note), " (kept: %s)", g->kept_why);
-		settle_output(b, g, ST_KEPT, gave, gave_dynsym, note);
-	} else {
-		settle_output(b, g, g->there_exists ? ST_REPLACED : ST_CONVERTED, gave, gave_dynsym,
-			      g->there_exists ? replaced_note(b, ex, g) : "");
-	}
+	if (how != WRITTEN)
+		settle_output(b, g, verdict_of[how], gave, gave_dynsym);
+	else
+		settle_output(b, g, g->there_exists ? V_REPLACED : V_WRITTEN, gave, gave_dynsym);
 	return 0;
 }
 

@@ -428,6 +428,6 @@ void identify_from_index(struct batch *b, const struct index *ix)
 	}
 	b->elves = b->state.nparts + b->state.nskips;
 	pthread_mutex_unlock(&b->lock);
-	for (size_t e = 0; e < ix->nerrors; e++)
-		input_problem(b, ix->errors[e].path, ix->errors[e].msg);
+	for (size_t e = 0; e < ix->errors.n; e++)
+		input_problem(b, ix->errors.v[e].path, ix->errors.v[e].msg);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "index.h"
+#include "names.h"
 #include "index_id.h"
 #include "sha256.h"
 #include "walk.h"

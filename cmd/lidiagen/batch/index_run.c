@@ -44,8 +44,8 @@ static void load_reuse(struct batch *b, const char *path, const struct index_hea
 		index_release(&old);
 		return;
 	}
-	for (size_t e = 0; e < old.nerrors; e++) {
-		ssize_t i = index_error_input(&old.st, old.errors[e].path);
+	for (size_t e = 0; e < old.errors.n; e++) {
+		ssize_t i = index_error_input(&old.st, old.errors.v[e].path);
 
 		if (i >= 0)
 			old.st.inputs[i].size = UINT64_MAX; /* matches no file */
@@ -60,16 +60,7 @@ static void load_reuse(struct batch *b, const char *path, const struct index_hea
 /* The index of what phase 1 found, with the problems it met. */
 static int save_index(struct batch *b, const struct index_header *h, const char *out)
 {
-	struct index_error *errs = malloc((b->nfailures + 1) * sizeof(*errs));
-	int err;
-
-	if (!errs)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->nfailures; i++)
-		errs[i] = (struct index_error){ b->failures[i].path, b->failures[i].msg };
-	err = index_write(out, h, &b->state, errs, b->nfailures);
-	free(errs);
-	return err;
+	return index_write(out, h, &b->state, &b->failures);
 }
 
 /* The distinct build IDs of the parts (their order is the index's: sorted on a copy). */

@@ -15,12 +15,6 @@
 
 #include "batch_internal.h"
 
-/* The manifest's word: "kept" in a tree, "exists" in a bucket. */
-static const char *kept_word(const struct batch *b)
-{
-	return b->o->bucket ? "exists" : "kept";
-}
-
 void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only)
 {
 	/* An output with more than symbols came from better inputs: nothing to fix. */
@@ -32,7 +26,7 @@ void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only)
 
 void settle_nothing(struct batch *b, struct group *g)
 {
-	g->status = ST_NOTHING;
+	decide(b, g, V_NOTHING, LEVEL_NONE);
 	pthread_mutex_lock(&b->lock);
 	state_set_output(&b->state, g->key, LEVEL_NONE, false);
 	pthread_mutex_unlock(&b->lock);
@@ -80,14 +74,8 @@ bool keep_if_enough(struct batch *b, struct group *g, const struct existing *ex,
 	pthread_mutex_lock(&b->lock);
 	state_set_output(&b->state, g->key, remember, g->known_dynsym);
 	pthread_mutex_unlock(&b->lock);
-	if (inputs < ex->level && extracted)
-		group_message(g, false, "%s %s/%s: it has %s, the inputs only %s", kept_word(b),
-			      b->o->out_dir, g->out_key, level_name[ex->level], level_name[inputs]);
-	else
-		group_message(g, false, "%s %s/%s: it has %s already", kept_word(b), b->o->out_dir,
-			      g->out_key, level_name[ex->level]);
+	decide(b, g, inputs < ex->level && extracted ? V_KEPT_MORE : V_KEPT, inputs);
 	/* The manifest describes the file in the tree: the old one's counts. */
-	g->status = ST_KEPT;
 	g->counts = ex->counts;
 	g->level = ex->level;
 	g->out_size = ex->size;

@@ -6,8 +6,9 @@
  * or "failed" (the message), in a bucket "uploaded", "replaced", "exists"
  * or "failed", and with --dry-run "would-write" (a bucket: "would-upload")
  * or "would-replace"; an output another run put there while this one was
- * writing, and kept, has a "reason" saying so; then a line per ELF image passed over and per
- * input that failed, by path. The counts are the file's, as `lidiagen info`
+ * writing, and kept, has a "reason" saying so (the words of every decision
+ * are decision.c's); then a line per ELF image passed over and per input
+ * that failed, by path. The counts are the file's, as `lidiagen info`
  * counts them. doc/lidiagen.1 (MANIFEST) documents every field.
  */
 #include <inttypes.h>
@@ -16,46 +17,29 @@
 
 #include "batch_internal.h"
 #include "json.h"
+#include "names.h"
 #include "tempfile.h"
 
-static const char *const status_names[] = {
-	[ST_PENDING] = "failed", /* never converted (out of memory) */
-	[ST_CONVERTED] = "converted", [ST_REPLACED] = "replaced",   [ST_KEPT] = "kept",
-	[ST_FAILED] = "failed",	      [ST_OTHER_SHARD] = "skipped", [ST_NOTHING] = "skipped",
-	[ST_PLANNED] = "would-write",
-};
-
-/* A bucket's words: "uploaded", "exists", "replaced", "failed", as `upload` says them. */
-static const char *status_name(const struct batch *b, const struct group *g)
+/* A group no verdict was given: failed, never converted, or another shard's. */
+static const char *undecided_status(const struct group *g)
 {
-	if (g->status == ST_PLANNED && g->there_exists)
-		return "would-replace";
-	if (!b->o->bucket)
-		return status_names[g->status];
-	if (g->status == ST_CONVERTED)
-		return "uploaded";
-	if (g->status == ST_KEPT)
-		return "exists";
-	if (g->status == ST_PLANNED)
-		return "would-upload";
-	return status_names[g->status];
+	return g->status == ST_OTHER_SHARD ? "skipped" : "failed";
 }
 
 static void print_group(FILE *f, const struct batch *b, const struct group *g)
 {
 	bool output = g->status == ST_CONVERTED || g->status == ST_REPLACED || g->status == ST_KEPT;
+	bool decided = g->verdict && g->status != ST_FAILED && g->status != ST_PENDING;
 
 	fputs("{\"build_id\":", f);
 	json_str(f, g->key);
 	if (output || g->status == ST_PLANNED)
 		json_field(f, "output", g->out_key);
-	json_field(f, "status", status_name(b, g));
+	json_field(f, "status", decided ? verdict_status(b, g) : undecided_status(g));
 	if (g->status == ST_OTHER_SHARD)
 		json_field(f, "reason", "other shard");
-	else if (g->status == ST_KEPT && g->kept_why)
-		json_field(f, "reason", g->kept_why);
-	else if (g->status == ST_NOTHING)
-		json_field(f, "reason", "nothing to symbolize");
+	else if (decided && verdict_reason(g))
+		json_field(f, "reason", verdict_reason(g));
 	fputs(",\"inputs\":[", f);
 	for (size_t k = 0; k < g->n; k++) {
 		if (k)
@@ -80,33 +64,17 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 	fputs("}\n", f);
 }
 
-static const char *const skip_names[] = {
-	[SKIP_NO_KEY] = "no build ID",
-	[SKIP_SHORT_KEY] = "too short",
-	[SKIP_NOT_LINKED] = "not linked",
-	[SKIP_NOT_PROGRAM] = "not a program",
-	[SKIP_DEGENERATE_KEY] = "degenerate build ID",
-};
-
 static void print_skip(FILE *f, const struct state_skip *k)
 {
 	fputs("{\"input\":", f);
 	json_str(f, k->path);
 	json_field(f, "status", "skipped");
-	json_field(f, "reason", skip_names[k->reason]);
+	json_field(f, "reason", skip_reason_name(k->reason));
 	if (k->reason == SKIP_SHORT_KEY || k->reason == SKIP_DEGENERATE_KEY)
 		json_field(f, "build_id", k->key);
 	if (k->reason == SKIP_NO_KEY && k->go)
 		fputs(",\"go\":true", f);
 	fputs("}\n", f);
-}
-
-static int cmp_failure(const void *pa, const void *pb)
-{
-	const struct failed_input *a = pa, *b = pb;
-	int c = strcmp(a->path, b->path);
-
-	return c ? c : strcmp(a->msg, b->msg);
 }
 
 static int cmp_input(const void *pa, const void *pb)
@@ -147,13 +115,12 @@ static void print_manifest(FILE *f, void *ctx)
 	/* Sorted by make_groups (state_sort_parts): the same order every run. */
 	for (size_t i = 0; i < b->state.nskips; i++)
 		print_skip(f, &b->state.skips[i]);
-	if (b->nfailures > 1)
-		qsort(b->failures, b->nfailures, sizeof(*b->failures), cmp_failure);
-	for (size_t i = 0; i < b->nfailures; i++) {
+	problems_sort(&b->failures);
+	for (size_t i = 0; i < b->failures.n; i++) {
 		fputs("{\"input\":", f);
-		json_str(f, b->failures[i].path);
+		json_str(f, b->failures.v[i].path);
 		json_field(f, "status", "failed");
-		json_field(f, "error", b->failures[i].msg);
+		json_field(f, "error", b->failures.v[i].msg);
 		fputs("}\n", f);
 	}
 	print_reads(f, b);

@@ -207,25 +207,7 @@ void input_problem(void *ctx, const char *path, const char *msg)
 	end_progress(b);
 	error(path, "%s", msg);
 	b->failed_inputs++;
-	if (b->nfailures == b->cap_failures) {
-		size_t cap = b->cap_failures ? 2 * b->cap_failures : 16;
-		void *p = realloc(b->failures, cap * sizeof(*b->failures));
-
-		if (p) {
-			b->failures = p;
-			b->cap_failures = cap;
-		}
-	}
-	if (b->nfailures < b->cap_failures) {
-		struct failed_input *f = &b->failures[b->nfailures];
-
-		f->path = strdup(path);
-		f->msg = strdup(msg);
-		if (f->path && f->msg)
-			b->nfailures++;
-		else
-			free(f->path), free(f->msg);
-	}
+	problems_add(&b->failures, path, msg); /* out of memory: said, if not in the manifest */
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -215,8 +215,8 @@ static int join(struct index *m, struct index *ix, char **paths, size_t n)
 			if (idx < 0 || state_copy_input(&m->st, (size_t)idx, s, k))
 				goto oom;
 		}
-		for (size_t e = 0; e < ix[i].nerrors; e++)
-			if (index_add_error(m, ix[i].errors[e].path, ix[i].errors[e].msg))
+		for (size_t e = 0; e < ix[i].errors.n; e++)
+			if (problems_add(&m->errors, ix[i].errors.v[e].path, ix[i].errors.v[e].msg))
 				goto oom;
 	}
 	return 0;
@@ -246,7 +246,7 @@ static int merge(const char *out, char **paths, size_t n)
 	/* The run's header, not sliced: one run's index of the same paths, byte for byte. */
 	h = ix[0].h;
 	h.slice_k = h.slice_n = 0;
-	if ((werr = index_write(out, &h, &m.st, m.errors, m.nerrors)))
+	if ((werr = index_write(out, &h, &m.st, &m.errors)))
 		error(out, "cannot write the index: %s", strerror(-werr));
 	else
 		ret = EXIT_OK;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "problems.h"
 #include "state.h"
 
 /*
@@ -31,23 +32,14 @@ struct index_header {
 	char *options;		/* what changes what is found, canonical (owned: malloc'd) */
 };
 
-/* A problem met reading an input: path names it (and the member), as said on stderr. */
-struct index_error {
-	char *path, *msg;
-};
-
 struct index {
 	struct index_header h;
-	struct state st; /* inputs (size, mtime, sha256, kind), parts, skips */
-	struct index_error *errors;
-	size_t nerrors, cap_errors;
+	struct state st;	/* inputs (size, mtime, sha256, kind), parts, skips */
+	struct problems errors; /* met reading inputs: path names it (and the member) */
 };
 
 void index_init(struct index *ix);
 void index_release(struct index *ix);
-
-/* Remember a problem (copies of path and msg); 0 or -ENOMEM. */
-int index_add_error(struct index *ix, const char *path, const char *msg);
 
 /*
  * Read the index at path ("-": standard input) into ix (initialised).
@@ -60,17 +52,14 @@ int index_load(struct index *ix, const char *path, char *err, size_t err_size);
 int index_load_stream(struct index *ix, FILE *f, const char *name, char *err, size_t err_size);
 
 /*
- * Write the index of s and errors[0..nerrors) to path ("-": standard
- * output) atomically (tempfile.h): the same inputs give the same bytes,
- * whatever order they were found in. 0 or -errno.
+ * Write the index of s and its problems to path ("-": standard output)
+ * atomically (tempfile.h): the same inputs give the same bytes, whatever
+ * order they were found in. 0 or -errno.
  */
 int index_write(const char *path, const struct index_header *h, const struct state *s,
-		const struct index_error *errors, size_t nerrors);
+		const struct problems *errors);
 
 /* The input of s a problem's path names: the path, or its part before a '!' (a member's); -1. */
 ssize_t index_error_input(const struct state *s, const char *path);
-
-/* The name of a --fallback-key scheme, as the header and the option spell it. */
-const char *fallback_name(enum fallback_key f);
 
 #endif

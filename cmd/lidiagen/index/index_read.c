@@ -15,6 +15,7 @@
 
 #include "index.h"
 #include "json.h"
+#include "names.h"
 
 /* A line longer than this is no index of ours (a path is at most 4096 bytes). */
 #define MAX_LINE (1u << 20)
@@ -30,46 +31,99 @@ void index_init(struct index *ix)
 
 void index_release(struct index *ix)
 {
-	for (size_t i = 0; i < ix->nerrors; i++) {
-		free(ix->errors[i].path);
-		free(ix->errors[i].msg);
-	}
-	free(ix->errors);
+	problems_release(&ix->errors);
 	free(ix->h.options);
 	state_release(&ix->st);
 	memset(ix, 0, sizeof(*ix));
 }
 
-int index_add_error(struct index *ix, const char *path, const char *msg)
-{
-	struct index_error *e;
+/* Every field an index line may have (doc/index.md), each read once per line. */
+enum field {
+	F_LIDIA_INDEX,
+	F_FALLBACK_KEY,
+	F_INPUTS,
+	F_INPUTS_SHA256,
+	F_OPTIONS,
+	F_SLICE,
+	F_INPUT,
+	F_SIZE,
+	F_MTIME_NS,
+	F_TYPE,
+	F_SHA256,
+	F_MEMBERS,
+	F_NAME,
+	F_POSITION,
+	F_BUILD_ID,
+	F_KIND,
+	F_SYMTAB,
+	F_DWARF,
+	F_GO,
+	F_GIVES,
+	F_GO_BUILD_ID,
+	F_SKIPPED,
+	F_ERROR,
+	F_AT,
+	F_COUNT
+};
 
-	if (ix->nerrors == ix->cap_errors) {
-		size_t cap = ix->cap_errors ? 2 * ix->cap_errors : 16;
-		void *p = realloc(ix->errors, cap * sizeof(*ix->errors));
+static const struct {
+	const char *key;
+	enum json_type type;
+} fields[F_COUNT] = {
+	[F_LIDIA_INDEX] = { "lidia_index", JSON_NUMBER },
+	[F_FALLBACK_KEY] = { "fallback_key", JSON_STRING },
+	[F_INPUTS] = { "inputs", JSON_NUMBER },
+	[F_INPUTS_SHA256] = { "inputs_sha256", JSON_STRING },
+	[F_OPTIONS] = { "options", JSON_STRING },
+	[F_SLICE] = { "slice", JSON_STRING },
+	[F_INPUT] = { "input", JSON_STRING },
+	[F_SIZE] = { "size", JSON_NUMBER },
+	[F_MTIME_NS] = { "mtime_ns", JSON_NUMBER },
+	[F_TYPE] = { "type", JSON_STRING },
+	[F_SHA256] = { "sha256", JSON_STRING },
+	[F_MEMBERS] = { "members", JSON_ARRAY },
+	[F_NAME] = { "name", JSON_STRING },
+	[F_POSITION] = { "position", JSON_STRING },
+	[F_BUILD_ID] = { "build_id", JSON_STRING },
+	[F_KIND] = { "kind", JSON_STRING },
+	[F_SYMTAB] = { "symtab", JSON_BOOL },
+	[F_DWARF] = { "dwarf", JSON_BOOL },
+	[F_GO] = { "go", JSON_BOOL },
+	[F_GIVES] = { "gives", JSON_ARRAY },
+	[F_GO_BUILD_ID] = { "go_build_id", JSON_STRING },
+	[F_SKIPPED] = { "skipped", JSON_STRING },
+	[F_ERROR] = { "error", JSON_STRING },
+	[F_AT] = { "at", JSON_STRING },
+};
 
-		if (!p)
-			return -ENOMEM;
-		ix->errors = p;
-		ix->cap_errors = cap;
-	}
-	e = &ix->errors[ix->nerrors];
-	e->path = strdup(path);
-	e->msg = strdup(msg);
-	if (!e->path || !e->msg) {
-		free(e->path);
-		free(e->msg);
-		return -ENOMEM;
-	}
-	ix->nerrors++;
-	return 0;
-}
+#define BIT(f) (1u << (f))
 
-/* The reader's place: the line's fields, and the input whose records follow. */
+/* The fields each kind of record may have. */
+#define HEADER_FIELDS                                                                              \
+	(BIT(F_LIDIA_INDEX) | BIT(F_FALLBACK_KEY) | BIT(F_INPUTS) | BIT(F_INPUTS_SHA256) |         \
+	 BIT(F_OPTIONS) | BIT(F_SLICE))
+#define INPUT_FIELDS (BIT(F_INPUT) | BIT(F_SIZE) | BIT(F_MTIME_NS) | BIT(F_TYPE) | BIT(F_SHA256))
+#define PART_FIELDS                                                                                \
+	(BIT(F_INPUT) | BIT(F_MEMBERS) | BIT(F_NAME) | BIT(F_POSITION) | BIT(F_SIZE) |             \
+	 BIT(F_BUILD_ID) | BIT(F_KIND) | BIT(F_SYMTAB) | BIT(F_DWARF) | BIT(F_GO) | BIT(F_GIVES) | \
+	 BIT(F_GO_BUILD_ID))
+#define SKIP_FIELDS                                                                                \
+	(BIT(F_INPUT) | BIT(F_MEMBERS) | BIT(F_SKIPPED) | BIT(F_BUILD_ID) | BIT(F_GO) | BIT(F_KIND))
+#define ERROR_FIELDS (BIT(F_INPUT) | BIT(F_ERROR) | BIT(F_AT))
+
+/* One line, read in one pass: each field it has, where it is of its type. */
+struct line {
+	unsigned has;			     /* a bit per field present, of any type */
+	const struct json_field *v[F_COUNT]; /* NULL: absent, or not of its type */
+	const char *unknown;		     /* the first field no record has */
+};
+
+/* The reader's place: the line, and the input whose records follow. */
 struct reading {
 	struct index *ix;
 	struct json_field f[MAX_FIELDS];
 	size_t nf;
+	struct line l;
 	ssize_t input; /* -1: none yet */
 	char *err;
 	size_t err_size;
@@ -92,43 +146,63 @@ static int fail(struct reading *r, const char *fmt, ...)
 	return -1;
 }
 
-/* Every field of the line is one of names (NULL-terminated): a field unknown is refused. */
-static int only(struct reading *r, const char *const *names)
+/*
+ * The line's fields into r->l, in one pass (json_parse_flat refused a key
+ * given twice): one unknown is noted, and refused by only() once the line is
+ * known for an index line at all.
+ */
+static void take_fields(struct reading *r)
 {
+	memset(&r->l, 0, sizeof(r->l));
 	for (size_t i = 0; i < r->nf; i++) {
-		size_t k = 0;
+		const struct json_field *jf = &r->f[i];
+		unsigned k = 0;
 
-		while (names[k] && strcmp(names[k], r->f[i].key))
+		while (k < F_COUNT && strcmp(fields[k].key, jf->key))
 			k++;
-		if (!names[k])
-			return fail(r, "unknown field '%.40s'", r->f[i].key);
+		if (k == F_COUNT) {
+			if (!r->l.unknown)
+				r->l.unknown = jf->key;
+			continue;
+		}
+		r->l.has |= BIT(k);
+		if (jf->type == fields[k].type)
+			r->l.v[k] = jf;
 	}
+}
+
+/* Every field of the line is one a record of this kind has. */
+static int only(struct reading *r, unsigned allowed)
+{
+	unsigned extra = r->l.has & ~allowed;
+
+	if (r->l.unknown)
+		return fail(r, "unknown field '%.40s'", r->l.unknown);
+	for (unsigned k = 0; k < F_COUNT; k++)
+		if (extra & BIT(k))
+			return fail(r, "unknown field '%s'", fields[k].key);
 	return 0;
 }
 
-static const char *get_str(struct reading *r, const char *key)
+static const char *get_str(const struct reading *r, enum field k)
 {
-	const struct json_field *f = json_get(r->f, r->nf, key, JSON_STRING);
-
-	return f ? f->str : NULL;
+	return r->l.v[k] ? r->l.v[k]->str : NULL;
 }
 
-static bool get_bool(struct reading *r, const char *key)
+static bool get_bool(const struct reading *r, enum field k)
 {
-	const struct json_field *f = json_get(r->f, r->nf, key, JSON_BOOL);
-
-	return f && f->on;
+	return r->l.v[k] && r->l.v[k]->on;
 }
 
 /* A number field from lo to MAX_SIZE (lo: 0, or INT64_MIN for an mtime); -1 when bad. */
-static int get_num(struct reading *r, const char *key, int64_t lo, int64_t *out)
+static int get_num(struct reading *r, enum field k, int64_t lo, int64_t *out)
 {
-	const struct json_field *f = json_get(r->f, r->nf, key, JSON_NUMBER);
+	const struct json_field *f = r->l.v[k];
 
 	if (!f)
-		return fail(r, "'%s' missing or not a number", key);
+		return fail(r, "'%s' missing or not a number", fields[k].key);
 	if (f->num < lo || f->num > (int64_t)MAX_SIZE)
-		return fail(r, "'%s' out of range", key);
+		return fail(r, "'%s' out of range", fields[k].key);
 	*out = f->num;
 	return 0;
 }
@@ -157,14 +231,12 @@ static bool is_sha256(const char *s)
 
 static int header(struct reading *r)
 {
-	static const char *const names[] = {
-		"lidia_index", "fallback_key", "inputs", "inputs_sha256", "options", "slice", NULL
-	};
-	const struct json_field *v = json_get(r->f, r->nf, "lidia_index", JSON_NUMBER);
-	const char *fb = get_str(r, "fallback_key"), *slice = get_str(r, "slice");
-	const char *sha = get_str(r, "inputs_sha256"), *opts = get_str(r, "options");
+	const struct json_field *v = r->l.v[F_LIDIA_INDEX];
+	const char *fb = get_str(r, F_FALLBACK_KEY), *slice = get_str(r, F_SLICE);
+	const char *sha = get_str(r, F_INPUTS_SHA256), *opts = get_str(r, F_OPTIONS);
 	struct index_header *h = &r->ix->h;
-	int64_t ninputs;
+	int64_t ninputs = 0;
+	int scheme;
 	char c;
 
 	if (!v)
@@ -172,17 +244,15 @@ static int header(struct reading *r)
 	if (v->num != INDEX_VERSION)
 		return fail(r, "index version %lld, this lidiagen reads version %d: index again",
 			    (long long)v->num, INDEX_VERSION);
-	if (only(r, names))
+	if (only(r, HEADER_FIELDS))
 		return -1;
-	if (!fb || (strcmp(fb, "none") && strcmp(fb, "go") && strcmp(fb, "sha256")))
+	if (!fb || (scheme = fallback_parse(fb)) < 0)
 		return fail(r, "'fallback_key' missing or not none, go or sha256");
-	h->fallback = !strcmp(fb, "go")	      ? FALLBACK_GO
-		      : !strcmp(fb, "sha256") ? FALLBACK_SHA256
-					      : FALLBACK_NONE;
+	h->fallback = (enum fallback_key)scheme;
 	if (slice && (sscanf(slice, "%u/%u%c", &h->slice_k, &h->slice_n, &c) != 2 || !h->slice_k ||
 		      h->slice_k > h->slice_n || h->slice_n > 100000))
 		return fail(r, "'slice' is not K/N with 1 <= K <= N");
-	if (get_num(r, "inputs", 1, &ninputs))
+	if (get_num(r, F_INPUTS, 1, &ninputs))
 		return -1;
 	if (!sha || !is_sha256(sha))
 		return fail(r, "'inputs_sha256' missing or not 64 hex digits");
@@ -198,20 +268,16 @@ static int header(struct reading *r)
 
 static int read_input(struct reading *r)
 {
-	static const char *const names[] = { "input", "size", "mtime_ns", "type", "sha256", NULL };
-	static const char *const types[] = { "unread", "elf", "archive", "other" };
-	const char *path = get_str(r, "input"), *type = get_str(r, "type");
-	const char *sha = get_str(r, "sha256");
-	int64_t size, mtime;
+	const char *path = get_str(r, F_INPUT), *type = get_str(r, F_TYPE);
+	const char *sha = get_str(r, F_SHA256);
+	int64_t size = 0, mtime = 0;
 	ssize_t idx;
-	int kind = 0;
+	int kind;
 
-	if (only(r, names) || get_num(r, "size", 0, &size) ||
-	    get_num(r, "mtime_ns", INT64_MIN, &mtime))
+	if (only(r, INPUT_FIELDS) || get_num(r, F_SIZE, 0, &size) ||
+	    get_num(r, F_MTIME_NS, INT64_MIN, &mtime))
 		return -1;
-	while (type && kind < 4 && strcmp(type, types[kind]))
-		kind++;
-	if (!type || kind == 4)
+	if (!type || (kind = input_kind_parse(type)) < 0)
 		return fail(r, "'type' missing or not unread, elf, archive or other");
 	if (sha && !is_sha256(sha))
 		return fail(r, "'sha256' is not 64 hex digits");
@@ -229,8 +295,8 @@ static int read_input(struct reading *r)
 /* The image's path, "INPUT!M1!M2", from the record's input and members; -1 when bad. */
 static int image_path(struct reading *r, char *out, size_t size)
 {
-	const struct json_field *m = json_get(r->f, r->nf, "members", JSON_ARRAY);
-	const char *input = get_str(r, "input");
+	const struct json_field *m = r->l.v[F_MEMBERS];
+	const char *input = get_str(r, F_INPUT);
 	size_t n;
 
 	if (!m)
@@ -245,73 +311,71 @@ static int image_path(struct reading *r, char *out, size_t size)
 	return 0;
 }
 
-static int read_part(struct reading *r)
+/* A part's key, position and kind checked; its kind into *kind. */
+static int check_part(struct reading *r, enum part_kind *kind)
 {
-	static const char *const names[] = { "input", "members",  "name",  "position",
-					     "size",  "build_id", "kind",  "symtab",
-					     "dwarf", "go",	  "gives", "go_build_id",
-					     NULL };
-	const char *key = get_str(r, "build_id"), *kind = get_str(r, "kind");
-	const char *at = get_str(r, "position");
-	const char *name = get_str(r, "name"), *gobid = get_str(r, "go_build_id");
-	struct lidia_elf_info info = { 0 };
-	struct state *s = &r->ix->st;
-	char path[4096];
-	int64_t size;
+	const char *key = get_str(r, F_BUILD_ID), *k = get_str(r, F_KIND);
+	const char *at = get_str(r, F_POSITION), *gobid = get_str(r, F_GO_BUILD_ID);
+	bool member = r->l.has & BIT(F_NAME);
+	int parsed;
 
-	if (only(r, names) || image_path(r, path, sizeof(path)) || get_num(r, "size", 0, &size))
-		return -1;
 	if (strlen(key) >= LIDIA_KEY_MAX || !lidia_store_build_id_valid(key))
 		return fail(r, "'build_id' is not a valid build ID");
 	/* A member (it has a name) is found again by its position alone; a file has neither. */
-	if (name && (!at || !state_position_valid(at)))
+	if (member && (!at || !state_position_valid(at)))
 		return fail(r, "'position' of a member missing or not numbers joined with '.'");
-	if (!name && at)
+	if (!member && (r->l.has & BIT(F_POSITION)))
 		return fail(r, "'position' given for an image that is no member");
-	if (!kind || (strcmp(kind, "binary") && strcmp(kind, "debug") && strcmp(kind, "dwz") &&
-		      strcmp(kind, "go")))
+	if (!k || (parsed = part_kind_parse(k)) < 0)
 		return fail(r, "'kind' missing or not binary, debug, dwz or go");
-	if (gobid && strlen(gobid) >= sizeof(info.go_build_id))
+	if (gobid && strlen(gobid) >= sizeof(((struct lidia_elf_info *)0)->go_build_id))
 		return fail(r, "'go_build_id' too long");
-	info.debug_file = !strcmp(kind, "debug");
-	info.has_symtab = get_bool(r, "symtab");
-	info.has_dwarf = get_bool(r, "dwarf");
-	info.has_go = get_bool(r, "go");
+	*kind = (enum part_kind)parsed;
+	return 0;
+}
+
+static int read_part(struct reading *r)
+{
+	const char *gobid = get_str(r, F_GO_BUILD_ID);
+	struct lidia_elf_info info = { 0 };
+	struct state *s = &r->ix->st;
+	enum part_kind kind = PART_BINARY;
+	char path[4096];
+	int64_t size = 0;
+
+	if (only(r, PART_FIELDS) || image_path(r, path, sizeof(path)) ||
+	    get_num(r, F_SIZE, 0, &size) || check_part(r, &kind))
+		return -1;
+	info.debug_file = kind == PART_DEBUG;
+	info.has_symtab = get_bool(r, F_SYMTAB);
+	info.has_dwarf = get_bool(r, F_DWARF);
+	info.has_go = get_bool(r, F_GO);
 	snprintf(info.go_build_id, sizeof(info.go_build_id), "%s", gobid ? gobid : "");
-	if (state_add_part(s, (size_t)r->input, path, name, at, key, &info, (uint64_t)size))
+	if (state_add_part(s, (size_t)r->input, path, get_str(r, F_NAME), get_str(r, F_POSITION),
+			   get_str(r, F_BUILD_ID), &info, (uint64_t)size))
 		return fail(r, "out of memory");
-	s->parts[s->nparts - 1].dwz = !strcmp(kind, "dwz");
+	s->parts[s->nparts - 1].dwz = kind == PART_DWZ;
 	s->inputs[r->input].nparts++; /* an input's records follow its own */
 	return 0;
 }
 
 static int read_skip(struct reading *r)
 {
-	static const char *const names[] = { "input", "members", "skipped", "build_id",
-					     "go",    "kind",	 NULL };
-	static const char *const reasons[] = { [SKIP_NO_KEY] = "no build ID",
-					       [SKIP_SHORT_KEY] = "too short",
-					       [SKIP_NOT_LINKED] = "not linked",
-					       [SKIP_NOT_PROGRAM] = "not a program",
-					       [SKIP_DEGENERATE_KEY] = "degenerate build ID" };
-	const char *why = get_str(r, "skipped"), *key = get_str(r, "build_id");
-	const char *kind = get_str(r, "kind");
+	const char *key = get_str(r, F_BUILD_ID), *kind = get_str(r, F_KIND);
 	struct state *s = &r->ix->st;
 	char path[4096];
-	int reason = SKIP_NO_KEY;
+	int reason;
 
-	if (only(r, names) || image_path(r, path, sizeof(path)))
+	if (only(r, SKIP_FIELDS) || image_path(r, path, sizeof(path)))
 		return -1;
-	while (why && reason < SKIP_REASONS && strcmp(why, reasons[reason]))
-		reason++;
-	if (!why || reason == SKIP_REASONS)
+	if ((reason = skip_reason_parse(get_str(r, F_SKIPPED))) < 0)
 		return fail(r, "'skipped' is no reason lidiagen gives");
 	if (key && strlen(key) >= LIDIA_KEY_MAX)
 		return fail(r, "'build_id' too long");
-	if (kind && strcmp(kind, "dwz"))
+	if ((r->l.has & BIT(F_KIND)) && (!kind || part_kind_parse(kind) != PART_DWZ))
 		return fail(r, "'kind' of an image passed over is dwz or none");
 	if (state_add_skip(s, (size_t)r->input, path, (enum skip_reason)reason, key ? key : "",
-			   get_bool(r, "go")))
+			   get_bool(r, F_GO)))
 		return fail(r, "out of memory");
 	s->skips[s->nskips - 1].dwz = kind != NULL;
 	s->inputs[r->input].nskips++;
@@ -320,14 +384,13 @@ static int read_skip(struct reading *r)
 
 static int read_error(struct reading *r)
 {
-	static const char *const names[] = { "input", "error", "at", NULL };
-	const char *input = get_str(r, "input"), *at = get_str(r, "at");
+	const char *input = get_str(r, F_INPUT), *at = get_str(r, F_AT);
 
-	if (only(r, names))
+	if (only(r, ERROR_FIELDS))
 		return -1;
 	if (r->input < 0 || strcmp(input, r->ix->st.inputs[r->input].path))
 		r->input = -1; /* a problem that names no input (a missing path) */
-	if (index_add_error(r->ix, at ? at : input, get_str(r, "error")))
+	if (problems_add(&r->ix->errors, at ? at : input, get_str(r, F_ERROR)))
 		return fail(r, "out of memory");
 	return 0;
 }
@@ -335,15 +398,15 @@ static int read_error(struct reading *r)
 /* One record after the header: which kind its fields say, then read as that kind. */
 static int record(struct reading *r)
 {
-	const char *input = get_str(r, "input");
+	const char *input = get_str(r, F_INPUT);
 
 	if (!input || !path_ok(input))
 		return fail(r, "'input' missing, empty, or a path with a '..' element");
-	if (json_get(r->f, r->nf, "error", JSON_STRING))
+	if (r->l.v[F_ERROR])
 		return read_error(r);
-	if (json_get(r->f, r->nf, "skipped", JSON_STRING))
+	if (r->l.v[F_SKIPPED])
 		return read_skip(r);
-	if (json_get(r->f, r->nf, "build_id", JSON_STRING))
+	if (r->l.v[F_BUILD_ID])
 		return read_part(r);
 	return read_input(r);
 }
@@ -378,6 +441,7 @@ static int read_lines(struct reading *r, FILE *f, char *buf)
 		if ((what = json_parse_flat(buf, r->f, MAX_FIELDS, &r->nf, items,
 					    4 * JSON_MAX_ITEMS)))
 			return fail(r, "%s", what);
+		take_fields(r);
 		if (r->line == 1 ? header(r) : record(r))
 			return -1;
 	}

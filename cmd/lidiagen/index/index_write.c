@@ -10,27 +10,8 @@
 
 #include "index.h"
 #include "json.h"
+#include "names.h"
 #include "tempfile.h"
-
-const char *fallback_name(enum fallback_key f)
-{
-	return f == FALLBACK_GO ? "go" : f == FALLBACK_SHA256 ? "sha256" : "none";
-}
-
-static const char *const type_names[] = {
-	[INPUT_UNKNOWN] = "unread",
-	[INPUT_ELF] = "elf",
-	[INPUT_ARCHIVE] = "archive",
-	[INPUT_OTHER] = "other",
-};
-
-static const char *const skip_names[] = {
-	[SKIP_NO_KEY] = "no build ID",
-	[SKIP_SHORT_KEY] = "too short",
-	[SKIP_NOT_LINKED] = "not linked",
-	[SKIP_NOT_PROGRAM] = "not a program",
-	[SKIP_DEGENERATE_KEY] = "degenerate build ID",
-};
 
 static void flag(FILE *f, const char *name, bool on)
 {
@@ -62,12 +43,6 @@ static void input_and_members(FILE *f, const char *input, const char *path)
 	fputc(']', f);
 }
 
-/* What kind of image: a dwz file, a debug file, a Go program, or another binary. */
-static const char *part_kind(const struct state_part *p)
-{
-	return p->dwz ? "dwz" : p->info.debug_file ? "debug" : p->info.has_go ? "go" : "binary";
-}
-
 static void write_part(FILE *f, const char *input, const struct state_part *p)
 {
 	bool rich = p->info.has_dwarf || p->info.has_go;
@@ -79,7 +54,7 @@ static void write_part(FILE *f, const char *input, const struct state_part *p)
 		json_field(f, "position", p->at);
 	fprintf(f, ",\"size\":%llu", (unsigned long long)p->size);
 	json_field(f, "build_id", p->key);
-	json_field(f, "kind", part_kind(p));
+	json_field(f, "kind", part_kind_name(part_kind_of(p)));
 	flag(f, "symtab", p->info.has_symtab);
 	flag(f, "dwarf", p->info.has_dwarf);
 	flag(f, "go", p->info.has_go);
@@ -96,13 +71,13 @@ static void write_part(FILE *f, const char *input, const struct state_part *p)
 static void write_skip(FILE *f, const char *input, const struct state_skip *k)
 {
 	input_and_members(f, input, k->path);
-	json_field(f, "skipped", skip_names[k->reason]);
+	json_field(f, "skipped", skip_reason_name(k->reason));
 	if (k->reason == SKIP_SHORT_KEY || k->reason == SKIP_DEGENERATE_KEY)
 		json_field(f, "build_id", k->key);
 	if (k->go)
 		flag(f, "go", true);
 	if (k->dwz)
-		json_field(f, "kind", "dwz");
+		json_field(f, "kind", part_kind_name(PART_DWZ));
 	fputs("}\n", f);
 }
 
@@ -112,13 +87,13 @@ static void write_input(FILE *f, const struct state_input *in)
 	json_str(f, in->path);
 	fprintf(f, ",\"size\":%llu,\"mtime_ns\":%lld", (unsigned long long)in->size,
 		(long long)in->mtime);
-	json_field(f, "type", type_names[in->kind]);
+	json_field(f, "type", input_kind_name(in->kind));
 	if (in->sha256[0])
 		json_field(f, "sha256", in->sha256);
 	fputs("}\n", f);
 }
 
-static void write_error(FILE *f, const char *input, const struct index_error *e)
+static void write_error(FILE *f, const char *input, const struct problem *e)
 {
 	fputs("{\"input\":", f);
 	json_str(f, input);
@@ -139,7 +114,7 @@ struct block {
 struct writing {
 	const struct index_header *h;
 	const struct state *s;
-	const struct index_error **errs; /* sorted by path and message, each once */
+	const struct problem **errs; /* sorted by path and message, each once */
 	size_t nerrs;
 	ssize_t *err_input;		 /* the input each names, or -1 */
 	size_t *err_order, *err_start;	 /* those of inputs, by input (in sorted order) */
@@ -151,8 +126,8 @@ struct writing {
 
 static int cmp_err(const void *pa, const void *pb)
 {
-	const struct index_error *a = *(const struct index_error *const *)pa;
-	const struct index_error *b = *(const struct index_error *const *)pb;
+	const struct problem *a = *(const struct problem *const *)pa;
+	const struct problem *b = *(const struct problem *const *)pb;
 	int c = strcmp(a->path, b->path);
 
 	return c ? c : strcmp(a->msg, b->msg);
@@ -256,12 +231,13 @@ static int order_errors(struct writing *w)
 }
 
 /* The problems sorted, each once, with their inputs; the blocks sorted by path. */
-static int order_all(struct writing *w, const struct index_error *errors, size_t nerrors)
+static int order_all(struct writing *w, const struct problems *errors)
 {
 	const struct state *s = w->s;
+	size_t nerrors = errors->n;
 
 	for (size_t e = 0; e < nerrors; e++)
-		w->errs[e] = &errors[e];
+		w->errs[e] = &errors->v[e];
 	if (nerrors > 1)
 		qsort(w->errs, nerrors, sizeof(*w->errs), cmp_err);
 	for (size_t e = 0; e < nerrors; e++)
@@ -291,15 +267,16 @@ static int write_stdout(void (*print)(FILE *f, void *ctx), void *ctx)
 }
 
 int index_write(const char *path, const struct index_header *h, const struct state *s,
-		const struct index_error *errors, size_t nerrors)
+		const struct problems *errors)
 {
 	struct writing w = { .h = h, .s = s };
+	size_t nerrors = errors->n;
 	int err = -ENOMEM;
 
 	w.errs = malloc((nerrors + 1) * sizeof(*w.errs));
 	w.err_input = malloc((nerrors + 1) * sizeof(*w.err_input));
 	w.blocks = malloc((s->ninputs + nerrors + 1) * sizeof(*w.blocks));
-	if (w.errs && w.err_input && w.blocks && !(err = order_all(&w, errors, nerrors)))
+	if (w.errs && w.err_input && w.blocks && !(err = order_all(&w, errors)))
 		err = strcmp(path, "-") ? write_file(path, write_all, &w)
 					: write_stdout(write_all, &w);
 	free(w.errs);
