@@ -2,7 +2,8 @@
 #   make                     build liblidia.a, liblidia.so, lidiagen
 #   make check               the quick tier (under a minute): unit tests, fuzz corpus
 #                            replay, the oracle's proof, the CLI contract (t_cli.sh,
-#                            t_usage.sh), and format-check, check-layers, check-exports
+#                            t_usage.sh, t_subcommand_opts.sh), and format-check,
+#                            check-layers, check-exports
 #   make test                build and run every test; ends with "N passed, N failed, N skipped"
 #   make test TESTS=REGEX    only the tests whose name matches (extended regex over
 #                            unit/test_NAME, fuzz/fuzz_NAME, t_NAME): TESTS=t_golden
@@ -224,7 +225,7 @@ fuzz-long: fuzz
 	tests/fuzz/fuzz_long.sh $(O)/fuzz $(FUZZ_SECONDS)
 
 # The quick tier, for every edit: what CHECK_TESTS selects of tests/run.sh.
-CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|layers|pyroscope_reader|usage)$$
+CHECK_TESTS := ^(unit|fuzz)/|^t_(cli|layers|pyroscope_reader|subcommand_opts|usage)$$
 
 test: all $(TEST_BIN) $(FUZZ_BIN) check-layers check-exports format-check
 	$(Q)LIDIAGEN=$(abspath $(BIN)) BUILD=$(abspath $(B)) SANITIZE=$(SANITIZE) TESTS='$(TESTS)' tests/run.sh

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subcommands main.c dispatches to, one cmd_<name>.c each. They all
- * speak through usage.h (exit codes, messages), included here for them.
+ * speak through usage.h (exit codes, messages); all but convert and index
+ * (options.h) parse their options with cli_opts.h. Both are included here.
  */
 #ifndef LIDIAGEN_CLI_H
 #define LIDIAGEN_CLI_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli_opts.h"
 #include "lidia.h"
 #include "usage.h"
 
@@ -44,11 +46,11 @@ struct reader_args {
 };
 
 /*
- * Parse --json, --no-crc and --help for cmd, and require a file after them
- * (argv[optind]). Returns -1 to go on, or the exit code to end with: --help
- * printed usage, or a usage error was said.
+ * Parse --json (its help json_help), --no-crc and --help for u->cmd, and
+ * require a file after them (argv[optind]). Returns -1 to go on, or the exit
+ * code to end with: --help printed u, or a usage error was said.
  */
-int reader_args_parse(const char *cmd, const char *usage, int argc, char **argv,
+int reader_args_parse(const struct cli_usage *u, const char *json_help, int argc, char **argv,
 		      struct reader_args *a);
 
 #endif

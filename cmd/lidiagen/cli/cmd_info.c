@@ -6,16 +6,15 @@
 
 #include "cli.h"
 
-static const char info_usage[] =
-	"usage: lidiagen info FILE.lidia...\n"
-	"\n"
-	"Print each file's header: table widths, counts, offsets, sizes and CRC\n"
-	"status; what it holds (symbols, lines, inline frames) and how much, counted\n"
-	"as the manifest counts: functions (ranges of depth 0), inline ranges (depth\n"
-	"> 0), line rows (entries of the line table). Whether a file came from Go is\n"
-	"not recorded in it. Exit status 1 when a file is invalid.\n"
-	"\n"
-	"  -h, --help    show this help\n";
+static const struct cli_usage info_usage = {
+	.cmd = "info",
+	.synopsis = "usage: lidiagen info FILE.lidia...\n",
+	.about = "Print each file's header: table widths, counts, offsets, sizes and CRC\n"
+		 "status; what it holds (symbols, lines, inline frames) and how much, counted\n"
+		 "as the manifest counts: functions (ranges of depth 0), inline ranges (depth\n"
+		 "> 0), line rows (entries of the line table). Whether a file came from Go is\n"
+		 "not recorded in it. Exit status 1 when a file is invalid.\n",
+};
 
 /*
  * What a file holds, by the counts below (counted as keep.c counts an
@@ -82,20 +81,12 @@ static int info_one(const char *path)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool failed = false;
-	int opt;
+	int ret;
 
-	while ((opt = cli_getopt("info", argc, argv, "h", longopts)) != -1) {
-		if (opt == 'h') {
-			fputs(info_usage, stdout);
-			return EXIT_OK;
-		}
-		return EXIT_USAGE;
-	}
+	/* No rows: -h/--help only. */
+	if ((ret = cli_parse(&info_usage, NULL, 0, argc, argv)) >= 0)
+		return ret;
 	if (optind >= argc)
 		return usage_error("info", "no lidia file given");
 	for (int i = optind; i < argc; i++)

@@ -10,34 +10,31 @@
 #include "cli.h"
 #include "json.h"
 
-static const char lookup_usage[] =
-	"usage: lidiagen lookup [--json] [--no-crc] FILE.lidia [ADDR...]\n"
-	"\n"
-	"Print the frames of each address, innermost first; without ADDR, read\n"
-	"addresses one per line from stdin.\n"
-	"\n"
-	"  --json        one JSON object per address (JSON Lines)\n"
-	"  --no-crc      do not check the file's CRCs\n"
-	"  -h, --help    show this help\n"
-	"\n"
-	"ADDR is hexadecimal (0x optional): a virtual address of the ELF file the\n"
-	"lidia file was made from, as its symbol table and nm give them; not a PC\n"
-	"of a running process. For a PC, take the line of /proc/PID/maps that maps\n"
-	"the file and holds the PC (START-END PERMS OFFSET ...), and the PT_LOAD\n"
-	"segment of the file whose file range holds PC - START + OFFSET (readelf -lW\n"
-	"FILE: its Offset and VirtAddr):\n"
-	"  ADDR = PC - START + OFFSET - (Offset - VirtAddr)\n"
-	"For a typical PIE or shared library, Offset == VirtAddr and ADDR = PC - load\n"
-	"base (the START of the file's mapping at OFFSET 0); for a non-PIE\n"
-	"executable, ADDR = PC. Example: PC 0x55eab3cf8090 in\n"
-	"  55eab3cf7000-55eab3cf8000 r--p 00000000 fe:00 10986305  /usr/bin/app\n"
-	"  55eab3cf8000-55eab3cf9000 r-xp 00001000 fe:00 10986305  /usr/bin/app\n"
-	"with the segment  LOAD 0x001000 0x0000000000001000 ... R E:\n"
-	"  ADDR = 0x55eab3cf8090 - 0x55eab3cf8000 + 0x1000 - (0x1000 - 0x1000) = 0x1090\n"
-	"       = 0x55eab3cf8090 - 0x55eab3cf7000 (the load base)\n"
-	"\n"
-	"An ADDR that is not hexadecimal is a usage error (exit 2): on the command\n"
-	"line, before any lookup; from stdin, once the other lines are answered.\n";
+static const struct cli_usage lookup_usage = {
+	.cmd = "lookup",
+	.synopsis = "usage: lidiagen lookup [--json] [--no-crc] FILE.lidia [ADDR...]\n",
+	.about = "Print the frames of each address, innermost first; without ADDR, read\n"
+		 "addresses one per line from stdin.\n",
+	.trailer =
+		"ADDR is hexadecimal (0x optional): a virtual address of the ELF file the\n"
+		"lidia file was made from, as its symbol table and nm give them; not a PC\n"
+		"of a running process. For a PC, take the line of /proc/PID/maps that maps\n"
+		"the file and holds the PC (START-END PERMS OFFSET ...), and the PT_LOAD\n"
+		"segment of the file whose file range holds PC - START + OFFSET (readelf -lW\n"
+		"FILE: its Offset and VirtAddr):\n"
+		"  ADDR = PC - START + OFFSET - (Offset - VirtAddr)\n"
+		"For a typical PIE or shared library, Offset == VirtAddr and ADDR = PC - load\n"
+		"base (the START of the file's mapping at OFFSET 0); for a non-PIE\n"
+		"executable, ADDR = PC. Example: PC 0x55eab3cf8090 in\n"
+		"  55eab3cf7000-55eab3cf8000 r--p 00000000 fe:00 10986305  /usr/bin/app\n"
+		"  55eab3cf8000-55eab3cf9000 r-xp 00001000 fe:00 10986305  /usr/bin/app\n"
+		"with the segment  LOAD 0x001000 0x0000000000001000 ... R E:\n"
+		"  ADDR = 0x55eab3cf8090 - 0x55eab3cf8000 + 0x1000 - (0x1000 - 0x1000) = 0x1090\n"
+		"       = 0x55eab3cf8090 - 0x55eab3cf7000 (the load base)\n"
+		"\n"
+		"An ADDR that is not hexadecimal is a usage error (exit 2): on the command\n"
+		"line, before any lookup; from stdin, once the other lines are answered.\n",
+};
 
 #define MAX_FRAMES 256
 
@@ -146,7 +143,8 @@ int cmd_lookup(int argc, char **argv)
 	uint64_t addr;
 	int err, ret;
 
-	if ((ret = reader_args_parse("lookup", lookup_usage, argc, argv, &a)) >= 0)
+	if ((ret = reader_args_parse(&lookup_usage, "one JSON object per address (JSON Lines)",
+				     argc, argv, &a)) >= 0)
 		return ret;
 	path = argv[optind++];
 	/* Every address is checked before any work, as every usage error is. */

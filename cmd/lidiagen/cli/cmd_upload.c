@@ -16,71 +16,21 @@
 #include "options.h"
 #include "upload.h"
 
-static const char usage_text[] =
-	"usage: lidiagen upload [OPTIONS] DIR s3://BUCKET[/PREFIX]\n"
-	"\n"
-	"Publish a tree of Lidia files written earlier (by lidiagen -o DIR, or the\n"
-	"CMake and Bazel rules) to a bucket, each file at its path under DIR. A key\n"
-	"the bucket lacks is uploaded; an object that holds less, or that lidiagen\n"
-	"did not write (Pyroscope's own), is replaced; one that holds as much is\n"
-	"left. Nothing byte-identical is sent again.\n"
-	"\n"
-	"Options:\n"
-	"      --region NAME         the bucket's region (default: AWS_REGION,\n"
-	"                            AWS_DEFAULT_REGION, the profile's, us-east-1)\n"
-	"      --endpoint-url URL    an S3-compatible service (default:\n"
-	"                            AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's)\n"
-	"      --profile NAME        the AWS profile (default: AWS_PROFILE, default)\n"
-	"      --path-style          https://HOST/BUCKET/KEY addresses\n"
-	"      --connect-timeout SECONDS  give up connecting after SECONDS (default 10;\n"
-	"                            as the AWS CLI's cli-connect-timeout)\n"
-	"      --read-timeout SECONDS  cut a request that moves no byte for SECONDS\n"
-	"                            (default 30; as the AWS CLI's cli-read-timeout)\n"
-	"      --force               send every file, whatever the bucket holds\n"
-	"      --dry-run             say what would be sent; send nothing\n"
-	"      --manifest FILE       JSON Lines: a line per key (status, holds, sha256)\n"
-	"  -j, --jobs N              requests at a time (default 8)\n"
-	"      --config FILE         read the options above from a YAML file\n"
-	"  -q, --quiet               print errors and the summary only\n"
-	"  -v, --verbose             a line per key\n"
-	"  -h, --help                show this help\n"
-	"\n"
-	"Credentials as the AWS CLI finds them: AWS_ACCESS_KEY_ID and\n"
-	"AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), the profile's files, or the\n"
-	"instance metadata service. See lidiagen(1), PUBLISHING.\n"
-	"\n"
-	"Exit status: 0 all published (or there already), 1 some key failed,\n"
-	"2 usage error (options, the bucket's settings or credentials).\n";
-
-enum {
-	OPT_REGION = 1000,
-	OPT_ENDPOINT,
-	OPT_PROFILE,
-	OPT_PATH_STYLE,
-	OPT_CONNECT_TIMEOUT,
-	OPT_READ_TIMEOUT,
-	OPT_FORCE,
-	OPT_DRY_RUN,
-	OPT_MANIFEST,
-	OPT_CONFIG,
-};
-
-static const struct option longopts[] = {
-	{ "region", required_argument, NULL, OPT_REGION },
-	{ "endpoint-url", required_argument, NULL, OPT_ENDPOINT },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "path-style", no_argument, NULL, OPT_PATH_STYLE },
-	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
-	{ "read-timeout", required_argument, NULL, OPT_READ_TIMEOUT },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "manifest", required_argument, NULL, OPT_MANIFEST },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+static const struct cli_usage upload_usage = {
+	.cmd = "upload",
+	.synopsis = "usage: lidiagen upload [OPTIONS] DIR s3://BUCKET[/PREFIX]\n",
+	.about = "Publish a tree of Lidia files written earlier (by lidiagen -o DIR, or the\n"
+		 "CMake and Bazel rules) to a bucket, each file at its path under DIR. A key\n"
+		 "the bucket lacks is uploaded; an object that holds less, or that lidiagen\n"
+		 "did not write (Pyroscope's own), is replaced; one that holds as much is\n"
+		 "left. Nothing byte-identical is sent again.\n",
+	.title = "Options:",
+	.trailer = "Credentials as the AWS CLI finds them: AWS_ACCESS_KEY_ID and\n"
+		   "AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), the profile's files, or the\n"
+		   "instance metadata service. See lidiagen(1), PUBLISHING.\n"
+		   "\n"
+		   "Exit status: 0 all published (or there already), 1 some key failed,\n"
+		   "2 usage error (options, the bucket's settings or credentials).\n",
 };
 
 /* What the config gave (convert's keys; those upload has no use for are ignored). */
@@ -94,73 +44,60 @@ static void from_config(struct upload_opts *u, struct s3_overrides *s3, const st
 		u->jobs = c->jobs;
 }
 
-/* SECONDS of --connect-timeout or --read-timeout, 1 to 3600, into *out; -1 or the exit code. */
-static int seconds(const char *name, unsigned *out)
+/* arg of option o, a number from lo to hi, into *o->dest (unsigned). -1, or the exit code. */
+static int number(const struct cli_opt *o, const char *arg, unsigned long lo, unsigned long hi)
 {
 	char *end;
-	unsigned long n = strtoul(optarg, &end, 10);
+	unsigned long n = strtoul(arg, &end, 10);
 
-	if (*end || !*optarg || *optarg == '-' || n < 1 || n > 3600)
-		return usage_error("upload", "--%s: '%s' is not a number from 1 to 3600", name,
-				   optarg);
-	*out = (unsigned)n;
+	if (*end || !*arg || *arg == '-' || n < lo || n > hi)
+		return usage_error("upload", "--%s: '%s' is not a number from %lu to %lu", o->name,
+				   arg, lo, hi);
+	*(unsigned *)o->dest = (unsigned)n;
 	return -1;
 }
 
-/* Apply one option; -1 to go on, else the exit code. */
-static int apply(int opt, struct upload_opts *u, struct s3_overrides *s3)
+/* --connect-timeout and --read-timeout, as the AWS CLI bounds them; then --jobs. */
+static int seconds(const struct cli_opt *o, const char *arg)
 {
-	char *end;
-	unsigned long n;
+	return number(o, arg, 1, 3600);
+}
 
-	switch (opt) {
-	case OPT_REGION:
-		s3->region = optarg;
-		break;
-	case OPT_ENDPOINT:
-		s3->endpoint_url = optarg;
-		break;
-	case OPT_PROFILE:
-		s3->profile = optarg;
-		break;
-	case OPT_PATH_STYLE:
-		s3->path_style = true;
-		break;
-	case OPT_CONNECT_TIMEOUT:
-		return seconds("connect-timeout", &s3->connect_timeout);
-	case OPT_READ_TIMEOUT:
-		return seconds("read-timeout", &s3->read_timeout);
-	case OPT_FORCE:
-		u->force = true;
-		break;
-	case OPT_DRY_RUN:
-		u->dry_run = true;
-		break;
-	case OPT_MANIFEST:
-		u->manifest = optarg;
-		break;
-	case OPT_CONFIG:
-		break; /* read first */
-	case 'q':
-		verbosity = 0;
-		break;
-	case 'v':
-		verbosity = 2;
-		break;
-	case 'h':
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	case 'j':
-		n = strtoul(optarg, &end, 10);
-		if (*end || !*optarg || n < 1 || n > 256)
-			return usage_error("upload", "--jobs: '%s' is not a number from 1 to 256",
-					   optarg);
-		u->jobs = (unsigned)n;
-		break;
-	default:
-		return EXIT_USAGE; /* cli_getopt() said why */
-	}
-	return -1;
+static int jobs(const struct cli_opt *o, const char *arg)
+{
+	return number(o, arg, 1, 256);
+}
+
+/* The command line, over what the config gave. Returns -1 to go on, or the exit code. */
+static int parse_args(int argc, char **argv, struct upload_opts *u, struct s3_overrides *s3)
+{
+	const struct cli_opt rows[] = {
+		CLI_STRING(0, "region", "NAME", &s3->region,
+			   "the bucket's region (default: AWS_REGION,\n"
+			   "AWS_DEFAULT_REGION, the profile's, us-east-1)"),
+		CLI_STRING(0, "endpoint-url", "URL", &s3->endpoint_url,
+			   "an S3-compatible service (default:\n"
+			   "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's)"),
+		CLI_STRING(0, "profile", "NAME", &s3->profile,
+			   "the AWS profile (default: AWS_PROFILE, default)"),
+		CLI_BOOL(0, "path-style", &s3->path_style, "https://HOST/BUCKET/KEY addresses"),
+		CLI_CALL(0, "connect-timeout", "SECONDS", seconds, &s3->connect_timeout,
+			 "give up connecting after SECONDS (default 10;\n"
+			 "as the AWS CLI's cli-connect-timeout)"),
+		CLI_CALL(0, "read-timeout", "SECONDS", seconds, &s3->read_timeout,
+			 "cut a request that moves no byte for SECONDS\n"
+			 "(default 30; as the AWS CLI's cli-read-timeout)"),
+		CLI_BOOL(0, "force", &u->force, "send every file, whatever the bucket holds"),
+		CLI_BOOL(0, "dry-run", &u->dry_run, "say what would be sent; send nothing"),
+		CLI_STRING(0, "manifest", "FILE", &u->manifest,
+			   "JSON Lines: a line per key (status, holds, sha256)"),
+		CLI_CALL('j', "jobs", "N", jobs, &u->jobs, "requests at a time (default 8)"),
+		CLI_EARLY("config", "FILE", "read the options above from a YAML file"),
+		CLI_QUIET("print errors and the summary only"),
+		CLI_VERBOSE("a line per key"),
+	};
+
+	return cli_parse(&upload_usage, rows, CLI_NOPTS(rows), argc, argv);
 }
 
 /* --config, read before the command line (which wins). */
@@ -203,13 +140,11 @@ int cmd_upload(int argc, char **argv)
 	struct s3_overrides s3 = { 0 };
 	char err[1024];
 	bool usage;
-	int opt, ret;
+	int ret;
 
-	if ((ret = read_config(argc, argv, &u, &s3)) >= 0)
+	if ((ret = read_config(argc, argv, &u, &s3)) >= 0 ||
+	    (ret = parse_args(argc, argv, &u, &s3)) >= 0)
 		return ret;
-	while ((opt = cli_getopt("upload", argc, argv, "j:qvh", longopts)) != -1)
-		if ((ret = apply(opt, &u, &s3)) >= 0)
-			return ret;
 	if (argc - optind != 2)
 		return usage_error("upload", "give a directory and s3://BUCKET[/PREFIX]");
 	u.dir = argv[optind];

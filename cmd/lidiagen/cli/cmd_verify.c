@@ -10,17 +10,19 @@
 #include "cli.h"
 #include "walk.h"
 
-static const char verify_usage[] =
-	"usage: lidiagen verify [-q|-v] PATH...\n"
-	"\n"
-	"Check every lidia file named, and every file under each directory named:\n"
-	"header, table bounds, CRC32C of every table, each range's strings and lines.\n"
-	"Temporary files of an unfinished write (.*.tmp.*) are passed over.\n"
-	"Exit status 1 when any file is invalid, naming it.\n"
-	"\n"
-	"  -q, --quiet   print errors only\n"
-	"  -v, --verbose also print each good file\n"
-	"  -h, --help    show this help\n";
+static const struct cli_usage verify_usage = {
+	.cmd = "verify",
+	.synopsis = "usage: lidiagen verify [-q|-v] PATH...\n",
+	.about = "Check every lidia file named, and every file under each directory named:\n"
+		 "header, table bounds, CRC32C of every table, each range's strings and lines.\n"
+		 "Temporary files of an unfinished write (.*.tmp.*) are passed over.\n"
+		 "Exit status 1 when any file is invalid, naming it.\n",
+};
+
+static const struct cli_opt verify_opts[] = {
+	CLI_QUIET("print errors only"),
+	CLI_VERBOSE("also print each good file"),
+};
 
 struct verify {
 	size_t ok, bad;
@@ -64,32 +66,13 @@ static void verify_problem(void *ctx, const char *path, const char *msg)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	/* Symbolic links under a directory are not followed: no loops, nothing outside the tree. */
 	const struct walk_opts walk = { .recursive = true, .skip_temps = true };
 	struct verify v = { 0 };
-	int opt;
+	int ret;
 
-	while ((opt = cli_getopt("verify", argc, argv, "qvh", longopts)) != -1) {
-		switch (opt) {
-		case 'q':
-			verbosity = 0;
-			break;
-		case 'v':
-			verbosity = 2;
-			break;
-		case 'h':
-			fputs(verify_usage, stdout);
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = cli_parse(&verify_usage, verify_opts, CLI_NOPTS(verify_opts), argc, argv)) >= 0)
+		return ret;
 	if (optind >= argc)
 		return usage_error("verify", "no path given");
 	walk_paths(&walk, argv + optind, (size_t)(argc - optind), verify_file, verify_problem, &v);

@@ -4,34 +4,19 @@
 
 #include "cli.h"
 
-int reader_args_parse(const char *cmd, const char *usage, int argc, char **argv,
+int reader_args_parse(const struct cli_usage *u, const char *json_help, int argc, char **argv,
 		      struct reader_args *a)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-crc", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	const struct cli_opt rows[] = {
+		CLI_BOOL(0, "json", &a->json, json_help),
+		CLI_BOOL_SET(0, "no-crc", &a->check_crc, false, "do not check the file's CRCs"),
 	};
-	int opt;
+	int ret;
 
 	*a = (struct reader_args){ .json = false, .check_crc = true };
-	while ((opt = cli_getopt(cmd, argc, argv, "h", longopts)) != -1) {
-		switch (opt) {
-		case 'j':
-			a->json = true;
-			break;
-		case 'C':
-			a->check_crc = false;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE; /* cli_getopt() said why */
-		}
-	}
+	if ((ret = cli_parse(u, rows, CLI_NOPTS(rows), argc, argv)) >= 0)
+		return ret;
 	if (optind >= argc)
-		return usage_error(cmd, "no lidia file given");
+		return usage_error(u->cmd, "no lidia file given");
 	return -1;
 }
