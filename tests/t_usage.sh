@@ -58,6 +58,16 @@ usage_case "unknown option" convert "unknown option '--no-such-option'" --no-suc
 usage_case "unknown short option" convert "unknown option '-x'" -x "$A" -o out
 usage_case "near-miss option (a letter left out)" convert "did you mean '--recursive'?" \
 	--recursve "$A" -o out
+# -o that looks like a URL but is not s3:// exactly: never a local directory "s3:".
+for o in s3:/bucket/x S3://bucket/x s3:bucket/x; do
+	usage_case "-o $o (a typo of s3://)" convert "did you mean 's3://bucket/x'?" "$A" -o "$o"
+done
+usage_case "-o gs://b (another scheme)" convert "'gs://b' looks like a URL (gs:)" "$A" -o gs://b
+usage_case "output: s3:/b in the config" convert "did you mean 's3://b'?" "$A" \
+	--config <(printf 'output: s3:/b\n')
+for t in s3:/bucket S3://bucket; do
+	usage_case "upload to $t (a typo of s3://)" upload "did you mean 's3://bucket'?" upload "$w" "$t"
+done
 usage_case "near-miss option (two letters swapped)" convert "did you mean '--tenant'?" \
 	--tneant t1 "$A" -o out
 usage_case "near-miss option (two edits)" convert "did you mean '--manifest'?" \

@@ -184,12 +184,15 @@ static int check_side_file(const char *opt, const char *path, const char *out_re
 /* The paths the run writes to, checked before any work, so a typo costs nothing. */
 static int check_write_paths(const struct batch_opts *o, char *err, size_t err_size)
 {
-	char out_real[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	char out_real[PATH_MAX], a[PATH_MAX], b[PATH_MAX], typo[512];
 	bool have_out = false;
 	struct stat st;
 
 	if (!*o->out_dir)
 		return BAD("-o: the output directory is empty (an unset variable?)");
+	/* "s3:/b" would make a directory "s3:", and publish nothing. */
+	if (s3_url_typo(o->out_dir, typo, sizeof(typo)))
+		return BAD("-o: %.480s", typo);
 	if (!strcmp(o->out_dir, "-"))
 		return 0;
 	if (s3_is_url(o->out_dir)) {

@@ -148,6 +148,8 @@ int cmd_upload(int argc, char **argv)
 	if (argc - optind != 2)
 		return usage_error("upload", "give a directory and s3://BUCKET[/PREFIX]");
 	u.dir = argv[optind];
+	if (s3_url_typo(argv[optind + 1], err, sizeof(err)))
+		return usage_error("upload", "%s", err);
 	if (!s3_is_url(argv[optind + 1]))
 		return usage_error("upload", "'%s' is not s3://BUCKET[/PREFIX]", argv[optind + 1]);
 	if ((ret = check_paths(&u)) >= 0)

@@ -6,6 +6,7 @@
  * segment, or over 512 bytes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,42 @@ static bool is_lower_or_digit(char ch)
 bool s3_is_url(const char *arg)
 {
 	return arg && !strncmp(arg, "s3://", 5);
+}
+
+/* The length of arg's URL scheme ("gs" of "gs://b"), 0 when it has none. */
+static size_t scheme_len(const char *arg)
+{
+	size_t n = 0;
+
+	if (!((arg[0] >= 'a' && arg[0] <= 'z') || (arg[0] >= 'A' && arg[0] <= 'Z')))
+		return 0;
+	while (arg[n] && (is_lower_or_digit(arg[n]) || (arg[n] >= 'A' && arg[n] <= 'Z') ||
+			  arg[n] == '+' || arg[n] == '.' || arg[n] == '-'))
+		n++;
+	return arg[n] == ':' ? n : 0;
+}
+
+const char *s3_url_typo(const char *arg, char *buf, size_t size)
+{
+	size_t n = scheme_len(arg);
+	const char *rest = arg + n + 1;
+
+	if (!n || s3_is_url(arg))
+		return NULL;
+	if (n == 2 && (arg[0] == 's' || arg[0] == 'S') && arg[1] == '3') {
+		while (*rest == '/')
+			rest++;
+		snprintf(buf, size, "'%.200s' is no s3://BUCKET[/PREFIX]: did you mean 's3://%.200s'?",
+			 arg, rest);
+		return buf;
+	}
+	if (rest[0] != '/')
+		return NULL; /* "name:x", a file name with a colon, not a URL */
+	snprintf(buf, size,
+		 "'%.200s' looks like a URL (%.*s:), and lidiagen publishes to "
+		 "s3://BUCKET[/PREFIX] only (a directory so named: ./%.200s)",
+		 arg, (int)(n < 20 ? n : 20), arg, arg);
+	return buf;
 }
 
 /* Why b (n bytes) is not a bucket name by S3's rules, or NULL. */

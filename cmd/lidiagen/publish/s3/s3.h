@@ -79,6 +79,14 @@ void s3_config_free(struct s3_config *c);
 /* Whether arg names a bucket (starts with "s3://"). */
 bool s3_is_url(const char *arg);
 
+/*
+ * Why arg, given where a directory or s3://BUCKET[/PREFIX] goes, is
+ * neither: it looks like a URL ("s3:/b", "S3://b", "s3:b", "gs://b") but
+ * is not s3:// exactly. NULL when it is a bucket, or a plain path. The
+ * message, in buf, ends with what was meant when that can be told.
+ */
+const char *s3_url_typo(const char *arg, char *buf, size_t size);
+
 /* ---- s3_url.c ---- */
 
 /*
