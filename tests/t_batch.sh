@@ -323,13 +323,32 @@ else
 	not_ok "incremental: --force reconverts all $n outputs, finds the same bytes, rewrites none" "exit $RC" \
 		"$(tail -n 1 "$p.err")" "$changed outputs rewritten"
 fi
-# The stripped .deb alone: the executable has no function to give (not
-# written, a warning), the library only .dynsym's (written, a warning); both
-# are upgraded when the -dbg .deb arrives, and the log says which it replaced.
+# The stripped .deb alone, by default: the executable has no function to
+# give, the library only .dynsym's: neither is written (an object of
+# .dynsym alone would stop the profiler from looking for better), each with
+# a warning; a re-run with --state says the same without reading the .deb.
+mkdir -p "$w/dyn/dist"
+cp dist/debs/batch_1.0_amd64.deb "$w/dyn/dist/"
+for k in 1 2; do
+	p=$w/dyn$k
+	brun "$p" -r "$w/dyn/dist" -o "$w/dyn/out" --manifest "$w/dyn$k.jsonl" --state "$w/dyn.state"
+	if [ "$RC" -eq 0 ] && [ ! -e "$w/dyn/out/symbolizer/anonymous/$ID5" ] &&
+		grep -q "\"build_id\":\"$ID5\",\"status\":\"skipped\",\"reason\":\"only .dynsym\"" "$w/dyn$k.jsonl" &&
+		grep -q "^lidiagen: warning: .*libbatch.so.1: only exported symbols (.dynsym), not written .*: give its debug file or --debug-dir, or --allow-dynsym-only$" "$p.err" &&
+		summary_has "$p" '(1 nothing to symbolize, 1 only .dynsym)' &&
+		{ [ "$k" -eq 1 ] || ! grep -q '"read":' "$w/dyn$k.jsonl"; }; then
+		ok "dynsym only: run $k: the library of a stripped .deb is not written, warned about, skipped 'only .dynsym'$([ "$k" -eq 2 ] && echo ' (the .deb unread: --state)')"
+	else
+		not_ok "dynsym only: run $k: the library of a stripped .deb is not written, warned about" \
+			"exit $RC" "$(cat "$w/dyn$k.jsonl" 2>&1 | head -4)" "$(cat "$p.err")"
+	fi
+done
+# With --allow-dynsym-only: the library's .dynsym is written (a warning);
+# both are upgraded when the -dbg .deb arrives, and the log says which it replaced.
 mkdir -p "$w/up/dist"
 cp dist/debs/batch_1.0_amd64.deb "$w/up/dist/"
 p=$w/up1
-brun "$p" -r "$w/up/dist" -o "$w/up/out" --manifest "$w/up1.jsonl" --state "$w/up.state"
+brun "$p" -r "$w/up/dist" -o "$w/up/out" --manifest "$w/up1.jsonl" --state "$w/up.state" --allow-dynsym-only
 l4=$(grep -c "\"build_id\":\"$ID4\",\"status\":\"skipped\",\"reason\":\"nothing to symbolize\"" "$w/up1.jsonl")
 l5=$(grep -c "\"build_id\":\"$ID5\".*\"lines\":false.*\"warning\":\".*(.dynsym)" "$w/up1.jsonl")
 if [ "$RC" -eq 0 ] && [ "$l4" -eq 1 ] && [ "$l5" -eq 1 ] && [ -f "$w/up/out/symbolizer/anonymous/$ID5" ] &&
@@ -343,7 +362,7 @@ else
 fi
 cp dist/debs/batch-dbg_1.0_amd64.deb "$w/up/dist/"
 p=$w/up2
-brun "$p" -r "$w/up/dist" -o "$w/up/out" -v --manifest "$w/up2.jsonl" --state "$w/up.state"
+brun "$p" -r "$w/up/dist" -o "$w/up/out" -v --manifest "$w/up2.jsonl" --state "$w/up.state" --allow-dynsym-only
 if [ "$RC" -eq 0 ] && summary_has "$p" ' 2 written (1 replaced)' && grep -F "$ID4" "$p.out" | grep -q -v 'replaced' &&
 	grep -F "$ID5" "$p.out" | grep -q 'replaced: it had less' && grep -q "\"build_id\":\"$ID4\".*\"inlines\":true" "$w/up2.jsonl" &&
 	grep -q "\"build_id\":\"$ID5\".*\"status\":\"replaced\".*\"inlines\":true" "$w/up2.jsonl"; then

@@ -129,7 +129,7 @@ fi
 
 ALL=("${GOOD[@]}" nobid shortid obj.o bare libdyn.so)
 run_l def "${ALL[@]}" -o dout
-warn_re='^lidiagen: warning: [^:]+: .*: (link with -Wl,--build-id or use --fallback-key|give its debug file or --debug-dir)$'
+warn_re='^lidiagen: warning: [^:]+: .*: (link with -Wl,--build-id or use --fallback-key|give its debug file or --debug-dir(, or --allow-dynsym-only)?)$'
 others=$(grep -v -E "$warn_re" def.err | sed '$d')
 nwarn=$(grep -c -E "$warn_re" def.err)
 if [ "$RC" -eq 0 ] && [ ! -s def.out ] && [ -z "$others" ] && [ "$nwarn" -eq 4 ] &&
@@ -218,13 +218,20 @@ fix_line "a build ID too short to be a key: the same fix" \
 	"shortid: build ID 'c1c2c3c4' is too short .*, skipped: link with -Wl,--build-id or use --fallback-key$"
 fix_line "a stripped executable alone: nothing to symbolize, not written: 'give its debug file or --debug-dir'" \
 	'bare: nothing to symbolize .*not written: give its debug file or --debug-dir$'
-fix_line "a stripped library alone: only .dynsym's exported symbols: the same fix" \
-	'libdyn.so: only exported symbols \(.dynsym\).*: give its debug file or --debug-dir$'
+fix_line "a stripped library alone: only .dynsym's exported symbols, not written: the same fix, or --allow-dynsym-only" \
+	'libdyn.so: only exported symbols \(.dynsym\), not written .*: give its debug file or --debug-dir, or --allow-dynsym-only$'
 bare_id=$(build_id bare)
-if [ ! -e "dout/symbolizer/anonymous/$bare_id" ] && [ -f "dout/symbolizer/anonymous/$(build_id libdyn.so)" ]; then
-	ok "warn: no file for nothing to symbolize (it would hide the profiler's other sources); the .dynsym one is written"
+if [ ! -e "dout/symbolizer/anonymous/$bare_id" ] && [ ! -e "dout/symbolizer/anonymous/$(build_id libdyn.so)" ]; then
+	ok "warn: no file for nothing to symbolize, nor for .dynsym alone (either would hide the profiler's other sources)"
 else
-	not_ok "warn: no file for nothing to symbolize; the .dynsym one is written" "$(ls dout/symbolizer/anonymous)"
+	not_ok "warn: no file for nothing to symbolize, nor for .dynsym alone" "$(ls dout/symbolizer/anonymous)"
+fi
+run_l allow libdyn.so -o aout --allow-dynsym-only
+if [ "$RC" -eq 0 ] && [ -f "aout/symbolizer/anonymous/$(build_id libdyn.so)" ] &&
+	grep -q -E '^lidiagen: warning: libdyn.so: only exported symbols \(.dynsym\) to symbolize with: give its debug file or --debug-dir$' allow.err; then
+	ok "warn: --allow-dynsym-only writes the .dynsym one, with its warning"
+else
+	not_ok "warn: --allow-dynsym-only writes the .dynsym one, with its warning" "exit $RC" "$(cat allow.err)"
 fi
 if ! grep -q 'obj.o' def.err && summary def | grep -q '(.*1 not linked.*)' &&
 	summary def | grep -q '; 4 warnings; 0 failed$'; then
@@ -233,15 +240,15 @@ else
 	not_ok "warn: a relocatable object is counted 'not linked' in the summary" "$(cat def.err)"
 fi
 run_l strict "${ALL[@]}" -o strout --strict
-if [ "$RC" -eq 1 ] && [ "$(grep -c -E '^lidiagen: [^ ]+: .*(fallback-key|--debug-dir)$' strict.err)" -eq 4 ] &&
-	! grep -q 'warning:' strict.err && [ "$(find strout -type f | wc -l)" -eq 5 ]; then
+if [ "$RC" -eq 1 ] && [ "$(grep -c -E '^lidiagen: [^ ]+: .*(fallback-key|--debug-dir|--allow-dynsym-only)$' strict.err)" -eq 4 ] &&
+	! grep -q 'warning:' strict.err && [ "$(find strout -type f | wc -l)" -eq 4 ]; then
 	ok "strict: --strict: each warning is a failure line, exit 1; what is written does not change"
 else
 	not_ok "strict: --strict: each warning is a failure line, exit 1" "exit $RC" "$(cat strict.err)"
 fi
 printf 'strict: true\n' >strict.yaml
 run_l strictc "${ALL[@]}" -o strcout --config strict.yaml
-if [ "$RC" -eq 1 ] && [ "$(grep -c 'fallback-key$\|--debug-dir$' strictc.err)" -eq 4 ]; then
+if [ "$RC" -eq 1 ] && [ "$(grep -c 'fallback-key$\|--debug-dir$\|--allow-dynsym-only$' strictc.err)" -eq 4 ]; then
 	ok "strict: 'strict: true' in the config: exit 1"
 else
 	not_ok "strict: 'strict: true' in the config: exit 1" "exit $RC" "$(cat strictc.err)"

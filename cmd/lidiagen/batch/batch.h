@@ -26,6 +26,7 @@ struct batch_opts {
 	const char *prefix_map[65]; /* --prefix-map OLD=NEW, in order; NULL after the last */
 	size_t nprefix_map;
 	bool recursive, follow_symlinks, force;
+	bool allow_dynsym_only; /* write a build ID whose only symbols are .dynsym's */
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;
 	unsigned jobs;	      /* 0: the number of cores */

@@ -63,7 +63,8 @@ enum status {
 	ST_FAILED,
 	ST_OTHER_SHARD,
 	ST_NOTHING,
-	ST_PLANNED, /* --dry-run: would be written (g->there_exists: over another) */
+	ST_DYNSYM_ONLY, /* only .dynsym to give: not written (--allow-dynsym-only writes it) */
+	ST_PLANNED,	/* --dry-run: would be written (g->there_exists: over another) */
 };
 
 /*
@@ -82,6 +83,7 @@ enum verdict {
 	V_RACED_MORE,	 /* another run put one holding more there meanwhile: kept */
 	V_RACED_EQUAL,	 /* another run put one holding as much there meanwhile: kept */
 	V_NOTHING,	 /* no function in the inputs: nothing written */
+	V_DYNSYM_ONLY,	 /* only .dynsym's symbols: not written (--allow-dynsym-only) */
 	V_WOULD_WRITE,	 /* --dry-run: nothing there */
 	V_WOULD_REPLACE, /* --dry-run: over what is there */
 	V_COUNT
@@ -139,6 +141,7 @@ struct batch {
 	size_t files, elves, failed_inputs;
 	size_t skipped[SKIP_REASONS]; /* ELF images passed over, by reason */
 	size_t converted, replaced, kept, failed, nothing, skipped_shard, groups_done;
+	size_t dynsym_only;	      /* build IDs not written: only .dynsym to give */
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
@@ -295,6 +298,12 @@ bool dry_run_reads(const struct group *g);
 
 /* Settle a group its inputs give no function for: nothing written, a warning. */
 void settle_nothing(struct batch *b, struct group *g);
+
+/*
+ * Settle a group whose inputs give the exported symbols of .dynsym alone:
+ * not written (without --allow-dynsym-only), a warning with the fix.
+ */
+void settle_dynsym_only(struct batch *b, struct group *g);
 
 /* The warning of a group whose output holds .dynsym's symbols only (when it does). */
 void warn_dynsym_only(struct batch *b, struct group *g, bool dynsym_only);

@@ -229,6 +229,8 @@ static void group_done(struct batch *b, struct group *g)
 		b->kept++;
 	else if (g->status == ST_NOTHING)
 		b->nothing++;
+	else if (g->status == ST_DYNSYM_ONLY)
+		b->dynsym_only++;
 	else if (g->status == ST_FAILED)
 		b->failed++;
 	else if (g->status == ST_PLANNED) {
@@ -321,6 +323,11 @@ void convert_group(struct batch *b, struct group *g)
 	/* No function: a file would shadow the profiler's other sources for nothing. */
 	if (!lidia_builder_count(bld)) {
 		settle_nothing(b, g);
+		goto out;
+	}
+	/* Only exported symbols: the profiler would make as much itself, and look no further. */
+	if (g->known_dynsym && !o->allow_dynsym_only) {
+		settle_dynsym_only(b, g);
 		goto out;
 	}
 	if (o->dry_run) {

@@ -23,6 +23,7 @@ static const struct {
 	[V_RACED_EQUAL] = { ST_KEPT, "kept", "exists",
 			    "an object holding as much was published meanwhile" },
 	[V_NOTHING] = { ST_NOTHING, "skipped", "skipped", "nothing to symbolize" },
+	[V_DYNSYM_ONLY] = { ST_DYNSYM_ONLY, "skipped", "skipped", "only .dynsym" },
 	[V_WOULD_WRITE] = { ST_PLANNED, "would-write", "would-upload", NULL },
 	[V_WOULD_REPLACE] = { ST_PLANNED, "would-replace", "would-replace", NULL },
 };
@@ -110,6 +111,7 @@ static void say(const struct batch *b, struct group *g)
 			      there_word(b, g));
 		break;
 	case V_NOTHING:
+	case V_DYNSYM_ONLY:
 	case V_NONE:
 	case V_COUNT:
 		break;

@@ -34,6 +34,26 @@ void settle_nothing(struct batch *b, struct group *g)
 		      b->state.parts[g->main].path);
 }
 
+void settle_dynsym_only(struct batch *b, struct group *g)
+{
+	decide(b, g, V_DYNSYM_ONLY, LEVEL_SYMBOLS);
+	pthread_mutex_lock(&b->lock);
+	state_set_output(&b->state, g->key, LEVEL_SYMBOLS, true);
+	pthread_mutex_unlock(&b->lock);
+	group_warning(g,
+		      "%s: only exported symbols (.dynsym), not written (the profiler would "
+		      "look no further): " FIX_NO_SYMBOLS ", or --allow-dynsym-only",
+		      b->state.parts[g->main].path);
+}
+
+/* The state says the unchanged inputs give .dynsym alone, and nothing is there to keep. */
+static bool skips_dynsym_only(const struct batch *b, const struct group *g,
+			      const struct existing *ex)
+{
+	return !b->o->allow_dynsym_only && g->known_level > 0 && g->known_dynsym &&
+	       ex->level == LEVEL_NONE;
+}
+
 bool dry_run_reads(const struct group *g)
 {
 	return g->poor || (g->probed && g->there.valid && g->there.level < g->predicted);
@@ -44,7 +64,7 @@ bool settles_unread(const struct batch *b, const struct group *g, const struct e
 	if (b->o->force || (g->poor && g->known_level < 0))
 		return false;
 	return (g->known_level == LEVEL_NONE && ex->level == LEVEL_NONE) ||
-	       keep_enough(ex->level, g->predicted);
+	       skips_dynsym_only(b, g, ex) || keep_enough(ex->level, g->predicted);
 }
 
 bool settle_unread(struct batch *b, struct group *g, const struct existing *ex)
@@ -53,6 +73,10 @@ bool settle_unread(struct batch *b, struct group *g, const struct existing *ex)
 		return false;
 	if (g->known_level == LEVEL_NONE && ex->level == LEVEL_NONE) {
 		settle_nothing(b, g);
+		return true;
+	}
+	if (skips_dynsym_only(b, g, ex)) {
+		settle_dynsym_only(b, g);
 		return true;
 	}
 	return keep_if_enough(b, g, ex, false);

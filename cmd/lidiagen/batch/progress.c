@@ -322,7 +322,7 @@ static void print_requests(struct publish *p)
 
 void print_summary(struct batch *b)
 {
-	size_t skipped = b->nothing + b->skipped_shard;
+	size_t skipped = b->nothing + b->dynsym_only + b->skipped_shard;
 	bool first = true;
 	char why[1024];
 
@@ -350,6 +350,7 @@ void print_summary(struct batch *b)
 	reason(stderr, &first, b->skipped[SKIP_NOT_PROGRAM], "not a program");
 	reason(stderr, &first, b->skipped[SKIP_DEGENERATE_KEY], "degenerate build ID");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
+	reason(stderr, &first, b->dynsym_only, "only .dynsym");
 	reason(stderr, &first, b->skipped_shard, "other shards");
 	fprintf(stderr, "%s; %zu warning%s%s; %zu failed", first ? "" : ")", b->warnings,
 		b->warnings == 1 ? "" : "s",

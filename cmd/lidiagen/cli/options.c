@@ -397,6 +397,10 @@ const struct opt_def convert_opts[] = {
 		 "/usr/lib/debug)"),
 	ROW_BOOL(0, "no-debug-search", extract.no_debug_search, CONTENT,
 		 "use only the files given"),
+	ROW_BOOL(0, "allow-dynsym-only", allow_dynsym_only, CONTENT,
+		 "write a build ID whose only symbols are the exported\n"
+		 "ones (.dynsym): by default it is not written, so that\n"
+		 "the profiler still looks for its debug file elsewhere"),
 	/* One slot of prefix_map is left for options_check's NULL. */
 	ROW_LIST_FN("prefix-map", "OLD=NEW", set_prefix_map, prefix_map, nprefix_map, 64, "maps",
 		    CONTENT,

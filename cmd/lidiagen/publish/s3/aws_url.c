@@ -48,8 +48,9 @@ const char *s3_url_typo(const char *arg, char *buf, size_t size)
 	if (n == 2 && (arg[0] == 's' || arg[0] == 'S') && arg[1] == '3') {
 		while (*rest == '/')
 			rest++;
-		snprintf(buf, size, "'%.200s' is no s3://BUCKET[/PREFIX]: did you mean 's3://%.200s'?",
-			 arg, rest);
+		snprintf(buf, size,
+			 "'%.200s' is no s3://BUCKET[/PREFIX]: did you mean 's3://%.200s'?", arg,
+			 rest);
 		return buf;
 	}
 	if (rest[0] != '/')
