@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "batch_internal.h"
@@ -69,7 +70,10 @@ void batch_init(struct batch *b, const struct batch_opts *o)
 			  .include = o->include,
 			  .exclude = o->exclude,
 			  .ninclude = o->ninclude,
-			  .nexclude = o->nexclude },
+			  .nexclude = o->nexclude,
+			  .skip_dir = o->out_dir && strcmp(o->out_dir, "-") && !o->bucket
+					      ? o->out_dir
+					      : NULL },
 		.tty = isatty(STDERR_FILENO),
 	};
 	pthread_mutex_init(&b->lock, NULL);

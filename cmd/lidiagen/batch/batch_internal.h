@@ -288,14 +288,6 @@ bool settles_unread(const struct batch *b, const struct group *g, const struct e
  */
 bool settle_unread(struct batch *b, struct group *g, const struct existing *ex);
 
-/*
- * Whether --dry-run must read the group's images: where the prediction
- * cannot decide, a poor group (it may give nothing) or an output of ours
- * there holding less than predicted (the inputs may give no more). The
- * others are planned unread: nothing there, or not ours, is written over.
- */
-bool dry_run_reads(const struct group *g);
-
 /* Settle a group its inputs give no function for: nothing written, a warning. */
 void settle_nothing(struct batch *b, struct group *g);
 

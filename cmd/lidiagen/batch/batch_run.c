@@ -96,7 +96,7 @@ static int exit_code(const struct batch *b, int err)
 {
 	if (err || b->failed || b->failed_inputs)
 		return EXIT_FAILED;
-	if (b->o->strict && (b->warnings || !(b->converted + b->replaced + b->kept)))
+	if (b->o->strict && (b->warnings || !(b->converted + b->replaced + b->kept + b->planned)))
 		return EXIT_FAILED;
 	return EXIT_OK;
 }
@@ -164,6 +164,11 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 		index_release(&ix);
 	} else {
 		identify_inputs(&b, paths, npaths);
+		/* An empty tree (a build step that made nothing) is no success to keep quiet about. */
+		if (!b.files && !b.failed_inputs)
+			batch_warning(&b, npaths == 1 ? paths[0] : NULL,
+				      "no input file found%s: nothing to convert",
+				      npaths == 1 ? "" : " in the paths given");
 	}
 	err = convert_groups(&b, &usage);
 	pool_stop(&b.pool);
@@ -173,7 +178,7 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	lidia_set_log(old_log.fn, old_log.ctx);
 
 	err = write_side_files(&b, state_path, err);
-	if (!usage && o->strict && !err && !(b.converted + b.replaced + b.kept))
+	if (!usage && o->strict && !err && !(b.converted + b.replaced + b.kept + b.planned))
 		error(NULL, "--strict: no build ID was converted or kept");
 	print_summary(&b);
 	ret = usage ? EXIT_USAGE : exit_code(&b, err);

@@ -309,11 +309,6 @@ void convert_group(struct batch *b, struct group *g)
 		if (settle_unread(b, g, &g->there))
 			goto out;
 	}
-	/* A dry run plans by the prediction where it decides (keep.c, dry_run_reads). */
-	if (o->dry_run && !dry_run_reads(g)) {
-		plan(b, g, g->predicted);
-		goto out;
-	}
 	if ((err = read_group(b, g, &bld)))
 		goto out;
 	g->known_dynsym = dynsym_only(g);

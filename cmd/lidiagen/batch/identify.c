@@ -394,9 +394,26 @@ static void walk_problem(void *ctx, const char *path, const char *msg)
 	input_problem(ctx, path, msg);
 }
 
+/* The output directory, met in a tree of inputs: not read (it holds no input, and would grow). */
+static void output_met(void *ctx, const char *path)
+{
+	struct batch *b = ctx;
+
+	pthread_mutex_lock(&b->lock);
+	end_progress(b);
+	if (verbosity >= 1)
+		fprintf(stderr, "lidiagen: %s: the output directory (-o), not read as input\n",
+			path);
+	pthread_mutex_unlock(&b->lock);
+}
+
 void identify_inputs(struct batch *b, char **paths, size_t npaths)
 {
-	walk_paths(&b->walk, paths, npaths, found_file, walk_problem, b);
+	struct walk_calls calls = {
+		.file = found_file, .problem = walk_problem, .skipped = output_met, .ctx = b
+	};
+
+	walk_paths(&b->walk, paths, npaths, &calls);
 	pool_wait(&b->pool);
 	/* Every ELF image: those read now, and those the state knew. */
 	b->elves = b->state.nparts + b->state.nskips;

@@ -54,11 +54,6 @@ static bool skips_dynsym_only(const struct batch *b, const struct group *g,
 	       ex->level == LEVEL_NONE;
 }
 
-bool dry_run_reads(const struct group *g)
-{
-	return g->poor || (g->probed && g->there.valid && g->there.level < g->predicted);
-}
-
 bool settles_unread(const struct batch *b, const struct group *g, const struct existing *ex)
 {
 	if (b->o->force || (g->poor && g->known_level < 0))

@@ -289,7 +289,9 @@ void print_done(struct batch *b)
 		if (g->message && g->message_is_error && (!g->said || verbosity >= 2)) {
 			end_progress(b);
 			fprintf(stderr, "lidiagen: %s\n", g->message);
-		} else if (g->message && !g->message_is_error && verbosity >= 2) {
+		} else if (g->message && !g->message_is_error &&
+			   verbosity >= (g->status == ST_PLANNED ? 1 : 2)) {
+			/* A dry run's plan is what it is run for: said without -v. */
 			end_progress(b);
 			printf("%s\n", g->message);
 		}

@@ -184,11 +184,9 @@ static bool needs_work(struct batch *b, struct group *g)
 	if (g->done)
 		return false;
 	if (b->o->force || !strcmp(b->o->out_dir, "-") || output_probe(b, g))
-		return !b->o->dry_run || g->poor;
+		return true;
 	/* Groups are settled in convert_group; this only spares the archive reads. */
-	if (settles_unread(b, g, &g->there))
-		return false;
-	return !b->o->dry_run || dry_run_reads(g);
+	return !settles_unread(b, g, &g->there);
 }
 
 /*

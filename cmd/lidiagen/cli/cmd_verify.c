@@ -75,7 +75,9 @@ int cmd_verify(int argc, char **argv)
 		return ret;
 	if (optind >= argc)
 		return usage_error("verify", "no path given");
-	walk_paths(&walk, argv + optind, (size_t)(argc - optind), verify_file, verify_problem, &v);
+	walk_paths(
+		&walk, argv + optind, (size_t)(argc - optind),
+		&(struct walk_calls){ .file = verify_file, .problem = verify_problem, .ctx = &v });
 	if (verbosity >= 1)
 		printf("%zu ok, %zu invalid\n", v.ok, v.bad);
 	return v.bad ? EXIT_FAILED : EXIT_OK;

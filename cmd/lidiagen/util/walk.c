@@ -19,9 +19,9 @@ struct dir_id {
 
 struct walker {
 	const struct walk_opts *o;
-	void (*fn)(void *ctx, const char *path, bool explicit);
-	void (*problem)(void *ctx, const char *path, const char *msg);
-	void *ctx;
+	const struct walk_calls *c;
+	struct dir_id skip;	/* o->skip_dir's, (0, 0): none */
+	bool skip_said;		/* skipped() was called: once is enough */
 	struct dir_id *seen;	/* an open-addressing hash set of the directories entered */
 	size_t nseen, cap_seen; /* cap_seen: a power of two, or 0 */
 	size_t problems;
@@ -49,8 +49,8 @@ bool walk_wanted(const struct walk_opts *o, const char *path)
 static void say(struct walker *w, const char *path, const char *msg)
 {
 	w->problems++;
-	if (w->problem)
-		w->problem(w->ctx, path, msg);
+	if (w->c->problem)
+		w->c->problem(w->c->ctx, path, msg);
 }
 
 static size_t dir_slot(const struct dir_id *id, size_t cap)
@@ -200,7 +200,7 @@ static void walk_entry(struct walker *w, const char *path)
 	if (S_ISDIR(st.st_mode))
 		walk_dir(w, path, &st);
 	else if (S_ISREG(st.st_mode) && walk_wanted(w->o, path))
-		w->fn(w->ctx, path, false);
+		w->c->file(w->c->ctx, path, false);
 }
 
 static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
@@ -209,6 +209,13 @@ static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
 	size_t n = 0;
 	char **names;
 
+	if ((w->skip.dev || w->skip.ino) && dst->st_dev == w->skip.dev &&
+	    dst->st_ino == w->skip.ino) {
+		if (w->c->skipped && !w->skip_said)
+			w->c->skipped(w->c->ctx, dir);
+		w->skip_said = true;
+		return;
+	}
 	if (!enter_once(w, dir, dst))
 		return; /* a loop through a symbolic link, or the same tree named twice */
 	if (!(names = read_names(w, dir, &n)))
@@ -227,10 +234,13 @@ static void walk_dir(struct walker *w, const char *dir, const struct stat *dst)
 }
 
 size_t walk_paths(const struct walk_opts *o, char **paths, size_t npaths,
-		  void (*fn)(void *ctx, const char *path, bool explicit),
-		  void (*problem)(void *ctx, const char *path, const char *msg), void *ctx)
+		  const struct walk_calls *calls)
 {
-	struct walker w = { .o = o, .fn = fn, .problem = problem, .ctx = ctx };
+	struct walker w = { .o = o, .c = calls };
+	struct stat skip;
+
+	if (o->skip_dir && !stat(o->skip_dir, &skip) && S_ISDIR(skip.st_mode))
+		w.skip = (struct dir_id){ skip.st_dev, skip.st_ino };
 
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat st;
@@ -245,7 +255,7 @@ size_t walk_paths(const struct walk_opts *o, char **paths, size_t npaths,
 		} else if (!S_ISREG(st.st_mode)) {
 			say(&w, paths[i], "not a regular file");
 		} else if (walk_wanted(o, paths[i])) {
-			fn(ctx, paths[i], true);
+			calls->file(calls->ctx, paths[i], true);
 		}
 	}
 	free(w.seen);
