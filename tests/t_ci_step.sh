@@ -98,3 +98,35 @@ else
 	not_ok "ci step: --dry-run --strict on a new target: exit 0, its plan printed" "exit $RC" \
 		"stdout: $(cat dn.out)" "$(cat dn.err)"
 fi
+
+# ---- '-': an archive on standard input ---------------------------------------------------
+
+tar cf - -C dist good bare | "$L" - -o sin --manifest sin.json >sin.out 2>sin.err
+RC=$?
+if [ "$RC" -eq 0 ] && [ -f "sin/symbolizer/anonymous/$(build_id dist/good)" ] &&
+	grep -q '"inputs":\["/dev/stdin!good"\]' sin.json && grep -q '^lidiagen: warning: /dev/stdin!bare: nothing to symbolize' sin.err; then
+	ok "ci step: '-': a tar piped in is converted, its members named /dev/stdin!MEMBER"
+else
+	not_ok "ci step: '-': a tar piped in is converted" "exit $RC" "$(cat sin.err)" "$(ls -R sin 2>&1 | head -5)"
+fi
+tar cf - -C dist good | gzip | "$L" - -o sgz >sgz.out 2>sgz.err
+RC=$?
+if [ "$RC" -eq 0 ] && [ -f "sgz/symbolizer/anonymous/$(build_id dist/good)" ]; then
+	ok "ci step: '-': a .tar.gz piped in"
+else
+	not_ok "ci step: '-': a .tar.gz piped in" "exit $RC" "$(cat sgz.err)"
+fi
+cat dist/good | "$L" - -o self >self.out 2>self.err
+RC=$?
+if [ "$RC" -eq 0 ] && [ -f "self/symbolizer/anonymous/$(build_id dist/good)" ]; then
+	ok "ci step: '-': an ELF file piped in"
+else
+	not_ok "ci step: '-': an ELF file piped in" "exit $RC" "$(cat self.err)"
+fi
+tar cf - -C dist good | "$L" - - -o two >two.out 2>two.err
+RC=$?
+if [ "$RC" -eq 2 ] && grep -q '^lidiagen: -: standard input given twice$' two.err; then
+	ok "ci step: '-' twice is a usage error"
+else
+	not_ok "ci step: '-' twice is a usage error" "exit $RC" "$(cat two.err)"
+fi

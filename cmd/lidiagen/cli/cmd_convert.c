@@ -20,6 +20,7 @@
 #include "config.h"
 #include "options.h"
 #include "publish.h"
+#include "stdin_input.h"
 
 static const char usage_head[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR|s3://BUCKET[/PREFIX]\n"
@@ -27,7 +28,9 @@ static const char usage_head[] =
 	"\n"
 	"Write one Lidia symbol file per GNU build ID found in PATH...: ELF files,\n"
 	"archives (tar.*, zip, cpio, ar, .deb, .ddeb, .rpm, nested) and, with -r,\n"
-	"everything under directories. A stripped binary and its debug file make one\n"
+	"everything under directories; '-': an archive (or ELF file) on standard input,\n"
+	"as 'docker save IMAGE | lidiagen - -o out' gives it, named /dev/stdin. A\n"
+	"stripped binary and its debug file make one\n"
 	"file, wherever each was found. Into a directory, or published to a bucket\n"
 	"(doc/publishing.md). Or, over many machines, the inputs of one shard from an\n"
 	"index (lidiagen index; doc/sharding.md).\n";
@@ -342,6 +345,13 @@ int cmd_convert(int argc, char **argv)
 	if (s3_is_url(o.out_dir) && (ret = open_bucket(&o)) >= 0)
 		return ret;
 	install_log();
+	if ((ret = stdin_input(argv + optind, (size_t)(argc - optind), err, sizeof(err)))) {
+		publish_close(o.bucket, NULL);
+		if (ret == -1)
+			return usage_error("convert", "%s", err);
+		error(NULL, "%s", err);
+		return EXIT_FAILED;
+	}
 	ret = batch_run(&o, argv + optind, (size_t)(argc - optind));
 	publish_close(o.bucket, NULL);
 	return ret;

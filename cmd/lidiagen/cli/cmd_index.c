@@ -16,6 +16,7 @@
 #include "index.h"
 #include "index_id.h"
 #include "options.h"
+#include "stdin_input.h"
 
 static const char usage_text[] =
 	"usage: lidiagen index [OPTIONS] PATH... -o INDEX\n"
@@ -264,6 +265,7 @@ out:
 int cmd_index(int argc, char **argv)
 {
 	struct index_args a = { 0 };
+	char err[512];
 	int ret;
 
 	options_defaults(&a.o);
@@ -273,5 +275,11 @@ int cmd_index(int argc, char **argv)
 	if (a.merge)
 		return merge(a.out, argv + optind, (size_t)(argc - optind));
 	install_log();
+	if ((ret = stdin_input(argv + optind, (size_t)(argc - optind), err, sizeof(err)))) {
+		if (ret == -1)
+			return usage_error("index", "%s", err);
+		error(NULL, "%s", err);
+		return EXIT_FAILED;
+	}
 	return batch_index(&a.o, argv + optind, (size_t)(argc - optind), a.out, a.reuse);
 }
