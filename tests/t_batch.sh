@@ -364,7 +364,7 @@ cp dist/debs/batch-dbg_1.0_amd64.deb "$w/up/dist/"
 p=$w/up2
 brun "$p" -r "$w/up/dist" -o "$w/up/out" -v --manifest "$w/up2.jsonl" --state "$w/up.state" --allow-dynsym-only
 if [ "$RC" -eq 0 ] && summary_has "$p" ' 2 written (1 replaced)' && grep -F "$ID4" "$p.out" | grep -q -v 'replaced' &&
-	grep -F "$ID5" "$p.out" | grep -q 'replaced: it had less' && grep -q "\"build_id\":\"$ID4\".*\"inlines\":true" "$w/up2.jsonl" &&
+	grep -F "$ID5" "$p.out" | grep -q '^replaced .*(it had less)$' && grep -q "\"build_id\":\"$ID4\".*\"inlines\":true" "$w/up2.jsonl" &&
 	grep -q "\"build_id\":\"$ID5\".*\"status\":\"replaced\".*\"inlines\":true" "$w/up2.jsonl"; then
 	ok "incremental: adding the -dbg .deb later gives both lines and inlines, and the log says which it replaced"
 else

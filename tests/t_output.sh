@@ -141,7 +141,7 @@ else
 fi
 rm -rf vout
 run_l verb "${GOOD[@]}" -o vout -v
-if [ "$(grep -c '^vout/symbolizer/anonymous/[0-9a-f]* <- .* ([0-9]* functions, [0-9]* inline ranges, [0-9]* line rows)$' verb.out)" -eq 4 ] &&
+if [ "$(grep -c '^wrote vout/symbolizer/anonymous/[0-9a-f]* <- .* ([0-9]* functions, [0-9]* inline ranges, [0-9]* line rows)$' verb.out)" -eq 4 ] &&
 	[ "$(wc -l <verb.out)" -eq 4 ] && [ ! -s def.out ]; then
 	ok "print: the line per output written (with its counts) comes with -v only"
 else
@@ -331,7 +331,7 @@ fi
 rm -rf rout
 run_l rep1 same0 -o rout
 run_l rep2 same2 -o rout --manifest rep.jsonl -v
-if grep -q '"status":"replaced"' rep.jsonl && grep -q '(replaced: it had less)$' rep2.out &&
+if grep -q '"status":"replaced"' rep.jsonl && grep -q '^replaced .*(it had less)$' rep2.out &&
 	summary rep2 | grep -q ': 1 written (1 replaced), 0 kept;'; then
 	ok "manifest: an output with less, replaced: status replaced, and the summary says so"
 else

@@ -100,7 +100,7 @@ if [ "$(cat "$w/u412/rc")" = 0 ] && [ "$(obj_sha p412)" = "$shaD" ] &&
 	grep -q "^PUT p412/$key 412 if-none-match" "$w/u412/log" &&
 	[ "$(grep -A1 "^PUT p412/$key 412" "$w/u412/log" | sed -n 2p)" = "HEAD p412/$key 200 -" ] &&
 	[ "$(status_of "$w/u412/m.json")" = "exists a stronger object was published meanwhile" ] &&
-	grep -q "kept: a stronger object was published meanwhile" "$w/u412/out"; then
+	grep -q "^exists .*(a stronger object was published meanwhile)$" "$w/u412/out"; then
 	ok "race: a 412 (another publisher came first) makes lidiagen HEAD again, decide again and keep the stronger object"
 else
 	not_ok "race: a 412 (another publisher came first) makes lidiagen HEAD again, decide again and keep the stronger object" \

@@ -27,7 +27,7 @@ fi
 # Each with a fixed build ID, and what each must hold once published (the
 # compiler options decide it, not lidiagen): -O2 -g with inlined functions
 # gives inline frames; -O0 -g lines only; a stripped library only its
-# exported symbols (.dynsym).
+# exported symbols (.dynsym), published here with --allow-dynsym-only.
 cat >"$w/inl.c" <<'EOF'
 #include <stdio.h>
 static inline int sq(int x) { return x * x; }
@@ -94,7 +94,7 @@ all_objects() {
 requests() { s3rver_requests | head -n 40; }
 
 # ---- the local tree, and the server ----------------------------------------------------
-run "$w/local" "$L" -q -r "$w/in" -o "$w/local"
+run "$w/local" "$L" -q --allow-dynsym-only -r "$w/in" -o "$w/local"
 keys=$(keys_of "$w/local")
 nkeys=$(printf '%s\n' "$keys" | grep -c .)
 want_keys=$(for b in "${!HOLDS[@]}"; do echo "symbolizer/anonymous/$b"; done | LC_ALL=C sort)
@@ -114,7 +114,7 @@ E=(--endpoint-url "$S3RVER_URL")
 
 # ---- -o s3://$BK/rel/v1 ----------------------------------------------------------------------
 s3rver_mark
-run "$w/v1" "$L" -r "$w/in" -o s3://$BK/rel/v1 "${E[@]}" --manifest "$w/v1.json"
+run "$w/v1" "$L" --allow-dynsym-only -r "$w/in" -o s3://$BK/rel/v1 "${E[@]}" --manifest "$w/v1.json"
 puts=$(s3rver_count PUT)
 if [ "$RC" -eq 0 ] && [ "$puts" -eq "$nkeys" ]; then
 	ok "-o s3://$BK/rel/v1: exit 0, one PUT per key ($nkeys) in s3rver's log"
@@ -171,8 +171,8 @@ fi
 
 # ---- a re-run publishes nothing ---------------------------------------------------------------
 # Another layout: the keys follow it as the local tree's paths do.
-run "$w/flat" "$L" -q -r "$w/in" -o "$w/flat" --layout flat
-run "$w/v1f" "$L" -q -r "$w/in" -o s3://$BK/rel/flat --layout flat "${E[@]}"
+run "$w/flat" "$L" -q --allow-dynsym-only -r "$w/in" -o "$w/flat" --layout flat
+run "$w/v1f" "$L" -q --allow-dynsym-only -r "$w/in" -o s3://$BK/rel/flat --layout flat "${E[@]}"
 rcf=$RC
 s3_get rel/flat "$w/dlf1"
 if [ "$rcf" -eq 0 ] && [ -d "$w/dlf1" ] && d=$(diff -r "$w/flat" "$w/dlf1" 2>&1) &&
@@ -189,7 +189,7 @@ fi
 # 1000 keys); no object is read back, no key asked about twice.
 before=$(all_objects)
 s3rver_mark
-run "$w/v1b" "$L" -r "$w/in" -o s3://$BK/rel/v1 "${E[@]}"
+run "$w/v1b" "$L" --allow-dynsym-only -r "$w/in" -o s3://$BK/rel/v1 "${E[@]}"
 puts=$(s3rver_count PUT) heads=$(s3rver_count HEAD) total=$(s3rver_requests | grep -c .)
 gets=$(s3rver_requests GET | grep -c " /$BK/rel/")
 if [ "$RC" -eq 0 ] && [ "$puts" -eq 0 ] && [ "$gets" -eq 0 ] && [ "$heads" -le $((nkeys + 1)) ] &&
@@ -289,7 +289,7 @@ fi
 # Fails before converting: no output line, no manifest, no state file, and
 # nothing asked of the server but about that bucket.
 s3rver_mark
-run "$w/nb" "$L" -v -r "$w/in" -o s3://nosuchbucket/x "${E[@]}" --manifest "$w/nb.json" --state "$w/nb.state"
+run "$w/nb" "$L" -v --allow-dynsym-only -r "$w/in" -o s3://nosuchbucket/x "${E[@]}" --manifest "$w/nb.json" --state "$w/nb.state"
 other=$(s3rver_requests | grep -v ' /nosuchbucket')
 n=$(s3rver_requests | grep -c .)
 if [ "$RC" -eq 1 ] && grep -q NoSuchBucket "$w/nb.err" && [ ! -e "$w/nb.json" ] && [ ! -e "$w/nb.state" ] &&
@@ -312,7 +312,7 @@ fi
 # ---- --dry-run of a conversion ---------------------------------------------------------
 before=$(all_objects)
 s3rver_mark
-run "$w/dry" "$L" -r "$w/in" -o s3://$BK/rel/v3 "${E[@]}" --dry-run
+run "$w/dry" "$L" --allow-dynsym-only -r "$w/in" -o s3://$BK/rel/v3 "${E[@]}" --dry-run
 puts=$(s3rver_count PUT)
 if [ "$RC" -eq 0 ] && [ "$puts" -eq 0 ] && [ "$(all_objects)" = "$before" ] && [ -z "$(s3_keys rel/v3)" ]; then
 	ok "-o s3://$BK/rel/v3 --dry-run: exit 0, 0 PUT, nothing under rel/v3, the bucket unchanged"

@@ -6,7 +6,7 @@
 #
 # Runs `lidiagen INPUT -o OUTPUT_DIR ARGS...`, which writes each file under its
 # final key by temporary file + rename, and reads the keys it wrote from the
-# report lines lidiagen prints ("OUTPUT_DIR/KEY <- INPUT (N functions)"). The
+# report lines lidiagen prints ("wrote OUTPUT_DIR/KEY <- INPUT (N functions)"). The
 # record, the build step's declared output, lists those files; a file the
 # previous run of this target wrote and this one did not (the old build ID of a
 # relinked target) is removed, unless another target's record lists it too.
@@ -44,6 +44,8 @@ foreach(line IN LISTS lines)
 		continue()
 	endif()
 	string(SUBSTRING "${line}" 0 ${arrow} path)
+	# "wrote DIR/KEY", "replaced DIR/KEY", "kept DIR/KEY": the verb goes.
+	string(REGEX REPLACE "^[a-z]+ " "" path "${path}")
 	string(SUBSTRING "${path}" 0 ${prefix_len} head)
 	if(head STREQUAL "${out_dir}/" AND EXISTS "${path}")
 		list(APPEND written "${path}")

@@ -30,7 +30,7 @@
 # How the outputs are tracked. A file's key is its GNU build ID, known only
 # after linking, so the custom command's declared OUTPUT is a small record,
 # CMakeFiles/lidiagen[/<config>]/<target>.keys, listing the files the last run
-# wrote (read from lidiagen's "DIR/KEY <- INPUT" report lines). lidiagen writes
+# wrote (read from lidiagen's "VERB DIR/KEY <- INPUT" report lines). lidiagen writes
 # straight into OUTPUT_DIR (temporary file + rename), with --force (a relinked
 # target's file is rewritten) and --no-state (no state file in the tree) when
 # it has those options. When a relink changes the build ID, the run removes the

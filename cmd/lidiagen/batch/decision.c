@@ -46,44 +46,48 @@ static const char *there_word(const struct batch *b, const struct group *g)
 	return level_name[g->there.level];
 }
 
-/* The note of an output now at the key: how it got there, or why it stayed. */
+/* The note of an output now at the key: what it replaced, or why it stayed. */
 static void written_note(const struct batch *b, const struct group *g, char *buf, size_t size)
 {
 	switch (g->verdict) {
 	case V_REPLACED:
 		if (!g->there.valid)
-			snprintf(buf, size, " (replaced: %s)",
+			snprintf(buf, size, " (%s)",
 				 b->o->bucket ? "not written by lidiagen"
 					      : "it was no valid lidia file");
 		else
 			snprintf(buf, size, "%s",
-				 g->there.level < g->level ? " (replaced: it had less)"
-							   : " (replaced)");
+				 g->there.level < g->level ? " (it had less)" : "");
 		break;
 	case V_SAME:
-		snprintf(buf, size, " (unchanged: the same bytes, not rewritten)");
+		snprintf(buf, size, " (the same bytes, not rewritten)");
 		break;
 	case V_RACED_MORE:
 	case V_RACED_EQUAL:
-		snprintf(buf, size, " (kept: %s)", verdicts[g->verdict].reason);
+		snprintf(buf, size, " (%s)", verdicts[g->verdict].reason);
 		break;
 	default:
 		buf[0] = '\0';
 	}
 }
 
-/* "OUT/KEY <- binary, debug file (counts)NOTE": what the inputs made, now at the key. */
+/*
+ * "VERB OUT/KEY <- binary, debug file (counts)NOTE": what the inputs made,
+ * now at the key. The verb is the manifest's status ("wrote": a tree's new one).
+ */
 static void written_line(const struct batch *b, struct group *g)
 {
 	const char *main = b->state.parts[g->main].path;
 	const char *bin = g->bin >= 0 ? b->state.parts[g->bin].path : NULL;
+	const char *verb =
+		g->verdict == V_WRITTEN && !b->o->bucket ? "wrote" : verdict_status(b, g);
 	char note[160];
 
 	written_note(b, g, note, sizeof(note));
-	group_message(g, false,
-		      "%s/%s <- %s%s%s (%zu functions, %zu inline ranges, %zu line rows)%s",
-		      b->o->out_dir, g->out_key, bin ? bin : main, bin ? ", " : "", bin ? main : "",
-		      g->counts.functions, g->counts.inline_ranges, g->counts.line_rows, note);
+	group_message(
+		g, false, "%s %s/%s <- %s%s%s (%zu functions, %zu inline ranges, %zu line rows)%s",
+		verb, b->o->out_dir, g->out_key, bin ? bin : main, bin ? ", " : "", bin ? main : "",
+		g->counts.functions, g->counts.inline_ranges, g->counts.line_rows, note);
 }
 
 /* The group's -v line: none for an output to stdout, nor for nothing written (a warning says). */

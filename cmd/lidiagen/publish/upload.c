@@ -282,10 +282,11 @@ static void send_file(struct upload *u, struct up_file *f, const struct existing
 		    level_name[there.level]);
 	} else {
 		f->status = f->existed ? UP_REPLACED : UP_UPLOADED;
-		say(f, "%s/%s <- %s (%s)%s", url, f->key, path, level_name[f->now.level],
+		say(f, "%s %s/%s <- %s (%s)%s", f->existed ? "replaced" : "uploaded", url, f->key,
+		    path, level_name[f->now.level],
 		    !f->existed	  ? ""
-		    : there.valid ? " (replaced: it had less)"
-				  : " (replaced: not written by lidiagen)");
+		    : there.valid ? " (it had less)"
+				  : " (not written by lidiagen)");
 	}
 }
 
