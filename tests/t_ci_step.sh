@@ -130,3 +130,12 @@ if [ "$RC" -eq 2 ] && grep -q '^lidiagen: -: standard input given twice$' two.er
 else
 	not_ok "ci step: '-' twice is a usage error" "exit $RC" "$(cat two.err)"
 fi
+
+# ---- the summary counts in words ------------------------------------------------------
+
+run one dist/good -o one
+if tail -n 1 one.err | grep -q '^lidiagen: 1 file, 1 ELF, 1 build ID: 1 written, 0 kept'; then
+	ok "ci step: the summary of one file says '1 file, 1 ELF, 1 build ID'"
+else
+	not_ok "ci step: the summary of one file says '1 file, 1 ELF, 1 build ID'" "$(tail -n 1 one.err)"
+fi

@@ -97,6 +97,7 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 	struct lidia_log_cb old_log;
 	struct index_header h;
 	struct batch b;
+	size_t keys;
 	int err, ret;
 
 	if (index_run_header(&h, o, paths, npaths)) {
@@ -126,11 +127,12 @@ int batch_index(const struct batch_opts *o, char **paths, size_t npaths, const c
 	free(h.options);
 	if (err)
 		error(out, "cannot write the index: %s", strerror(-err));
+	keys = distinct_keys(&b.state);
 	fprintf(stderr,
-		"lidiagen: index: %zu files, %zu ELF, %zu build IDs (%zu inputs reused); %zu "
+		"lidiagen: index: %zu file%s, %zu ELF, %zu build ID%s (%zu inputs reused); %zu "
 		"warning%s; %zu failed\n",
-		b.files, b.elves, distinct_keys(&b.state), reused(&b), b.warnings,
-		b.warnings == 1 ? "" : "s", b.failed_inputs);
+		b.files, b.files == 1 ? "" : "s", b.elves, keys, keys == 1 ? "" : "s", reused(&b),
+		b.warnings, b.warnings == 1 ? "" : "s", b.failed_inputs);
 	ret = err || b.failed_inputs || (o->strict && b.warnings) ? EXIT_FAILED : EXIT_OK;
 	batch_release(&b);
 	return ret;

@@ -324,7 +324,7 @@ static void print_requests(struct publish *p)
 
 void print_summary(struct batch *b)
 {
-	size_t skipped = b->nothing + b->dynsym_only + b->skipped_shard;
+	size_t skipped = b->nothing + b->dynsym_only + b->skipped_shard, keys;
 	bool first = true;
 	char why[1024];
 
@@ -334,9 +334,10 @@ void print_summary(struct batch *b)
 
 	for (int r = SKIP_NO_KEY; r < SKIP_REASONS; r++)
 		skipped += b->skipped[r];
-	fprintf(stderr,
-		"lidiagen: %s%zu files, %zu ELF, %zu build IDs: ", b->o->dry_run ? "dry run: " : "",
-		b->files, b->elves, b->ngroups - b->skipped_shard);
+	keys = b->ngroups - b->skipped_shard;
+	fprintf(stderr, "lidiagen: %s%zu file%s, %zu ELF, %zu build ID%s: ",
+		b->o->dry_run ? "dry run: " : "", b->files, b->files == 1 ? "" : "s", b->elves,
+		keys, keys == 1 ? "" : "s");
 	if (b->o->dry_run)
 		fprintf(stderr, "%zu would be %s (%zu over another)", b->planned,
 			b->o->bucket ? "uploaded" : "written", b->planned_over);

@@ -119,9 +119,11 @@ int aws_parse_url(struct load *ld, const char *url)
 	bn = strcspn(b, "/");
 	if ((why = bucket_problem(b, bn)))
 		return aws_fail(ld, -EINVAL, "'%s': %s", aws_shown(url, q, sizeof(q)), why);
-	/* Slashes around the prefix are only separators: s3://b/x/ is s3://b/x. */
-	for (p = b + bn; *p == '/'; p++)
-		;
+	/*
+	 * One slash parts bucket and prefix (s3://b//x has an empty segment, as
+	 * a//b has); trailing ones are only separators: s3://b/x/ is s3://b/x.
+	 */
+	p = b + bn + (b[bn] == '/');
 	for (pn = strlen(p); pn && p[pn - 1] == '/'; pn--)
 		;
 	if ((why = prefix_problem(p, pn)))
