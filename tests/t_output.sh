@@ -181,8 +181,10 @@ if not drawn:
 for d in drawn:
     if len(d) > 59:
         problems.append("wider than COLUMNS-1: %d: %r" % (len(d), d))
-    if not re.match(r"lidiagen: \d+/\d+ build IDs +\d+% [\d.]+ MiB/s ETA [-\d]+:[-\d]+ ", d):
-        problems.append("not 'N/M build IDs P%% R MiB/s ETA M:SS INPUT': %r" % d)
+    if not re.match(r"lidiagen: (identifying: \d+ files, \d+ build IDs |\d+/\d+ build IDs +\d+% [\d.]+ MiB/s ETA [-\d]+:[-\d]+ )", d):
+        problems.append("not 'identifying: N files, K build IDs' nor 'N/M build IDs P%% R MiB/s ETA M:SS INPUT': %r" % d)
+if drawn and not re.match(r"lidiagen: (\d+)/\1 build IDs 100% ", drawn[-1]):
+    problems.append("the last line drawn is not at 100%%: %r" % drawn[-1])
 if drawn and not any(d.split(" ETA ")[1].split(" ", 1)[1].startswith("...") for d in drawn if " ETA " in d):
     problems.append("the input's path is not cut to the width: %r" % drawn[-1])
 # Every other line starts on a clean line: after a newline, or right after "\r\033[K".

@@ -99,13 +99,13 @@ void progress(struct batch *b)
 
 	if (!line_shown(b))
 		return;
-	if (seconds_since(&b->last_progress) < 0.1)
-		return; /* at most ten times a second */
-	clock_gettime(CLOCK_MONOTONIC, &b->last_progress);
-	/* Before grouping, the keys found so far; then the groups of this shard. */
-	total = b->ngroups ? b->ngroups - b->skipped_shard : b->keys_seen;
+	total = b->ngroups - b->skipped_shard;
 	if (done > total)
 		done = total;
+	/* At most ten times a second, but the last one always: the line ends at 100%. */
+	if (seconds_since(&b->last_progress) < 0.1 && !(b->ngroups && done == total))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &b->last_progress);
 	secs = seconds_since(&b->start);
 	rate = secs > 0 ? (double)b->bytes / (1 << 20) / secs : 0;
 	if (b->ngroups && done && done < total) {
@@ -116,8 +116,13 @@ void progress(struct batch *b)
 	} else if (b->ngroups && done == total) {
 		snprintf(eta, sizeof(eta), "ETA 0:00");
 	}
-	n = snprintf(line, sizeof(line), "lidiagen: %zu/%zu build IDs %3u%% %.1f MiB/s %s ", done,
-		     total, total ? (unsigned)(100 * done / total) : 0, rate, eta);
+	/* Identifying, the inputs read and the keys found so far; then the groups converted. */
+	if (!b->ngroups)
+		n = snprintf(line, sizeof(line), "lidiagen: identifying: %zu files, %zu build IDs ",
+			     b->files, b->keys_seen);
+	else
+		n = snprintf(line, sizeof(line), "lidiagen: %zu/%zu build IDs %3u%% %.1f MiB/s %s ",
+			     done, total, total ? (unsigned)(100 * done / total) : 0, rate, eta);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	/* Leave the last column free: a full line wraps on some terminals. */
