@@ -42,7 +42,8 @@ static const char usage_text[] =
 	"  -j, --jobs N              requests at a time (default 8)\n"
 	"      --config FILE         read the options above from a YAML file\n"
 	"  -q, --quiet               print errors and the summary only\n"
-	"  -v, --verbose             a line per key\n"
+	"  -v, --verbose             the bucket's settings (endpoint, region, where\n"
+	"                            the credentials came from), a line per key\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"Credentials as the AWS CLI finds them: AWS_ACCESS_KEY_ID and\n"
@@ -225,8 +226,7 @@ int cmd_upload(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	if (verbosity >= 2)
-		fprintf(stderr, "lidiagen: publishing %s to %s (credentials: %s)\n", u.dir,
-			publish_url(u.bucket), publish_credentials_source(u.bucket));
+		fprintf(stderr, "lidiagen: publishing %s to %s\n", u.dir, publish_url(u.bucket));
 	ret = upload_run(&u);
 	publish_close(u.bucket, NULL);
 	return ret;
