@@ -70,6 +70,8 @@ Faults (a count N: the next N S3 requests that passed authentication):
   reset_put N                 the next N PUTs with a body (before any check): read half
                               the body, then reset the connection (RST)
   deny true                   every S3 request: 403 AccessDenied
+  deny_put N                  the next N PUTs with a body: the body read whole,
+                              then 403 AccessDenied (a policy refusing writes)
   expire_token true           requests with a session token: 400 ExpiredToken
   corrupt_body N              the next N bodies get a byte flipped on arrival,
                               as if damaged on the way (the checksums see it)
@@ -138,7 +140,7 @@ AMZ_DATE = '%Y%m%dT%H%M%SZ'
 FAULT_KEYS = ('slowdown', 'retry_after', 'status_429', 'internal_error',
               'reset_put', 'stall', 'stall_seconds', 'deny', 'expire_token',
               'corrupt_body', 'clock_offset', 'bad_list', 'bad_list_body',
-              'bad_put', 'close', 'stall_body', 'trickle')
+              'bad_put', 'close', 'stall_body', 'trickle', 'deny_put')
 FAULT_KEYS += ('conflict', 'plant', 'plant_from', 'vanish', 'race_id')  # conditional writes
 PAGE_SIZE = [1000]  # --page-size
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -582,6 +584,9 @@ class Handler(BaseHTTPRequestHandler):
         state = self.state
         if state.fault_value('deny'):
             raise S3Error('AccessDenied', 'deny fault')
+        if (self.command == 'PUT' and self.headers.get('Content-Length', '0') != '0'
+                and state.take_fault('deny_put')):
+            raise S3Error('AccessDenied', 'deny_put fault')
         if state.take_fault('stall'):
             time.sleep(float(state.fault_value('stall_seconds', 60)))
         if state.take_fault('slowdown'):

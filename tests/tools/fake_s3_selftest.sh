@@ -163,6 +163,14 @@ faults '{"deny": true}'
 out=$(curl_s3 "$AK:$SK" "$EMPTY_SHA" "$base/bkt/retried")
 grep -q AccessDenied <<<"$out"
 expect "deny fault: AccessDenied" $?
+faults '{"deny_put": 1}'
+out=$(curl_s3 "$AK:$SK" "$(sha_of "$tmp/small")" -T "$tmp/small" -w '%{http_code}' "$base/bkt/denied" 2>&1)
+grep -q 'AccessDenied.*403$' <<<"$out" && ! curl -sf -o /dev/null "$base/_control/object/bkt/denied" &&
+	curl -sS "$base/_control/log" | "$PY" -c '
+import json, sys
+r = json.load(sys.stdin)[-1]
+assert r["code"] == "AccessDenied" and r["bytes_in"] == 3000, r'
+expect "deny_put: a PUT's body read whole, then 403 AccessDenied, nothing stored" $?
 faults '{"reset_put": 1}'
 out=$(curl_s3 "$AK:$SK" "$(sha_of "$tmp/small")" -T "$tmp/small" "$base/bkt/reset" 2>&1)
 rc=$?

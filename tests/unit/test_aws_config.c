@@ -796,6 +796,93 @@ static void loaded_url(void)
 	s3_config_free(&c);
 }
 
+/* -v's description (s3_config_describe) of s3://bucket, loaded; "" when it does not load. */
+static void described(char *buf, size_t size)
+{
+	struct s3_config c;
+
+	buf[0] = '\0';
+	if (load_ok(&c, "s3://bucket", NULL))
+		s3_config_describe(&c, buf, size);
+	s3_config_free(&c);
+}
+
+/* Whether s ends with end. */
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && !strcmp(s + n - m, end);
+}
+
+/* A description's lines as "# " lines, when a check of it failed. */
+static void show(bool ok, const char *buf)
+{
+	const char *p = buf;
+
+	while (!ok && *p) {
+		size_t n = strcspn(p, "\n");
+
+		printf("# %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* What -v says: where each setting came from, a masked key id, never a secret. */
+static void describe(void)
+{
+	char buf[8192], want[256];
+	bool ok;
+
+	env_reset();
+	env_keys();
+	setenv("AWS_SESSION_TOKEN", TOKEN, 1);
+	described(buf, sizeof(buf));
+	ok = strstr(buf, "endpoint https://s3.us-east-1.amazonaws.com (AWS's, for the region), "
+			 "virtual-hosted style (AWS's endpoint)\n") &&
+	     strstr(buf, "region us-east-1 (the default)\n") &&
+	     strstr(buf, "at most 5 attempts a request (the default)") &&
+	     ends_with(buf, "credentials: environment, access key id ****************MPLE, "
+			    "with a session token") &&
+	     !has_secret(buf) && !strstr(buf, ACCESS);
+	show(ok, buf);
+	CHECK(ok, "describe: the defaults, and the environment's key id masked");
+	env_reset();
+	write_file(creds_path, "[ci]\naws_access_key_id = ABCDEFGH1234\n"
+			       "aws_secret_access_key = " SECRET2 "\n");
+	write_file(config_path, "[profile ci]\nregion = eu-west-1\nmax_attempts = 7\n"
+				"s3 =\n  endpoint_url = http://minio:9000\n");
+	setenv("AWS_PROFILE", "ci", 1);
+	described(buf, sizeof(buf));
+	snprintf(want, sizeof(want),
+		 "credentials: profile ci in %s, access key id ****************", creds_path);
+	ok = strstr(buf, "endpoint http://minio:9000 (from profile 'ci' in ") &&
+	     strstr(buf, "path style (a custom endpoint)") &&
+	     strstr(buf, "region eu-west-1 (from profile 'ci' in ") &&
+	     strstr(buf, "at most 7 attempts a request (from profile 'ci' in ") &&
+	     ends_with(buf, want) && !strstr(buf, "1234") && !has_secret(buf);
+	show(ok, buf);
+	CHECK(ok, "describe: the profile's settings and keys; a short key id, not a character");
+}
+
+/* A failure after the URL says what it is about: the bucket's settings, or the credentials. */
+static void subjects(void)
+{
+	env_reset();
+	env_keys();
+	setenv("AWS_REGION", "Nope", 1);
+	expect_fail("s3://bucket/p/", NULL, -EINVAL,
+		    "s3://bucket/p: region 'Nope' (from AWS_REGION)",
+		    "subject: a bad region is the bucket's");
+	unsetenv("AWS_REGION");
+	unsetenv("AWS_ACCESS_KEY_ID");
+	expect_fail("s3://bucket/p", NULL, -EINVAL,
+		    "credentials: AWS_SECRET_ACCESS_KEY is set without",
+		    "subject: a lone secret key is the credentials'");
+	expect_fail("s3://Bucket", NULL, -EINVAL,
+		    "'s3://Bucket': ", "subject: a bad URL quotes the URL, nothing before it");
+}
+
 int main(void)
 {
 	if (!mkdtemp(home))
@@ -822,6 +909,8 @@ int main(void)
 	urls();
 	key_limits();
 	loaded_url();
+	describe();
+	subjects();
 	env_reset();
 	rmdir(home);
 	return unit_exit();

@@ -309,12 +309,12 @@ static int open_bucket(struct batch_opts *o)
 	if (!publish_open(&o->bucket, o->out_dir, &o->s3, err, sizeof(err), &usage)) {
 		o->out_dir = publish_url(o->bucket); /* s3://BUCKET/PREFIX, as messages name it */
 		if (verbosity >= 2)
-			fprintf(stderr, "lidiagen: publishing to %s (credentials: %s)\n",
-				publish_url(o->bucket), publish_credentials_source(o->bucket));
+			fprintf(stderr, "lidiagen: publishing to %s\n", publish_url(o->bucket));
 		return -1;
 	}
+	/* The message names what it is about: the URL, the bucket's settings, the credentials. */
 	if (usage)
-		return usage_error("convert", "-o: %s", err);
+		return usage_error("convert", "%s", err);
 	error(NULL, "%s", err);
 	return EXIT_FAILED;
 }

@@ -94,7 +94,8 @@ static int parse_args(int argc, char **argv, struct upload_opts *u, struct s3_ov
 		CLI_CALL('j', "jobs", "N", jobs, &u->jobs, "requests at a time (default 8)"),
 		CLI_EARLY("config", "FILE", "read the options above from a YAML file"),
 		CLI_QUIET("print errors and the summary only"),
-		CLI_VERBOSE("a line per key"),
+		CLI_VERBOSE("the bucket's settings (endpoint, region, where\n"
+			    "the credentials came from), a line per key"),
 	};
 
 	return cli_parse(&upload_usage, rows, CLI_NOPTS(rows), argc, argv);
@@ -162,8 +163,7 @@ int cmd_upload(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	if (verbosity >= 2)
-		fprintf(stderr, "lidiagen: publishing %s to %s (credentials: %s)\n", u.dir,
-			publish_url(u.bucket), publish_credentials_source(u.bucket));
+		fprintf(stderr, "lidiagen: publishing %s to %s\n", u.dir, publish_url(u.bucket));
 	ret = upload_run(&u);
 	publish_close(u.bucket, NULL);
 	return ret;

@@ -431,7 +431,8 @@ const struct opt_def convert_opts[] = {
 		     "read options from a YAML file (the command line wins)"),
 	ROW_FLAG_FN('q', "quiet", set_quiet, RUNNING, "print errors and the summary only"),
 	ROW_FLAG_FN('v', "verbose", set_verbose, RUNNING,
-		    "say more: a line per output, skipped files;\n"
+		    "say more: a line per output, skipped files,\n"
+		    "a bucket's settings (never a secret);\n"
 		    "twice (-vv), the internals too: threads, memory"),
 	ROW_FLAG_FN('h', "help", NULL, RUNNING, "show this help"),
 };

@@ -98,7 +98,7 @@ static void give_back(struct publish *p, struct s3_client *cl)
 static void key_error(const struct publish *p, const char *key, const struct s3_error *e, char *err,
 		      size_t err_size)
 {
-	char what[400];
+	char what[768]; /* the request, S3's code and message, the attempts: s3_error's all */
 
 	s3_error_format(e, what, sizeof(what));
 	snprintf(err, err_size, "%s/%s: %s", p->url, key, what);
@@ -108,7 +108,7 @@ static int check_bucket(struct publish *p, char *err, size_t err_size)
 {
 	struct s3_client *cl = borrow(p);
 	struct s3_error e;
-	char what[400];
+	char what[768];
 	int ret;
 
 	if (!cl)
@@ -120,6 +120,22 @@ static int check_bucket(struct publish *p, char *err, size_t err_size)
 		snprintf(err, err_size, "%s: %s", p->url, what);
 	}
 	return ret;
+}
+
+/*
+ * With -v, the settings in use, before the bucket check: what a failure
+ * then says is read against the endpoint, region, style and credentials
+ * it was met with.
+ */
+static void say_settings(const struct publish *p)
+{
+	char buf[PATH_MAX + 2048], *line, *save;
+
+	if (verbosity < 2)
+		return;
+	s3_config_describe(&p->cfg, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "lidiagen: s3: %s\n", line);
 }
 
 int publish_open(struct publish **out, const char *url, const struct s3_overrides *ov, char *err,
@@ -141,6 +157,7 @@ int publish_open(struct publish **out, const char *url, const struct s3_override
 	}
 	snprintf(p->url, sizeof(p->url), "s3://%s%s%s", p->cfg.bucket, *p->cfg.prefix ? "/" : "",
 		 p->cfg.prefix);
+	say_settings(p);
 	if ((ret = check_bucket(p, err, err_size))) {
 		publish_close(p, NULL);
 		return ret;
@@ -195,11 +212,6 @@ const char *publish_url(const struct publish *p)
 bool publish_stopped(const struct publish *p, char *buf, size_t size)
 {
 	return s3_stopped(&p->cfg, buf, size);
-}
-
-const char *publish_credentials_source(const struct publish *p)
-{
-	return p->cfg.creds.source;
 }
 
 /* Our metadata as what the object holds; anything unreadable makes it not ours. */

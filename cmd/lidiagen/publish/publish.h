@@ -21,9 +21,12 @@ struct publish;
 
 /*
  * The bucket of url, configured the AWS way (s3.h, s3_config_load) and
- * checked with a listing of no key (s3_check_bucket). On failure a
- * negative errno and one line in err; usage is set when the failure is the
- * command line's or the configuration's (exit 2), not the bucket's (exit 1).
+ * checked with a listing of no key (s3_check_bucket); with -v, the
+ * settings in use are said first (s3_config_describe). On failure a
+ * negative errno and one line in err, naming what it is about (the URL,
+ * the bucket and its endpoint, the credentials); usage is set when the
+ * failure is the command line's or the configuration's (exit 2), not the
+ * bucket's (exit 1).
  */
 int publish_open(struct publish **out, const char *url, const struct s3_overrides *ov, char *err,
 		 size_t err_size, bool *usage);
@@ -43,9 +46,6 @@ const char *publish_url(const struct publish *p);
  * not sent failed with -ECANCELED, their own lines left unsaid.
  */
 bool publish_stopped(const struct publish *p, char *buf, size_t size);
-
-/* Where credentials came from ("environment", ...), for -v: never a secret. */
-const char *publish_credentials_source(const struct publish *p);
 
 /*
  * List, once, what the bucket holds where the keys to come are (their

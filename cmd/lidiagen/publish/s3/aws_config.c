@@ -76,6 +76,16 @@ struct choice {
 	const char *value, *from;
 };
 
+/* Where a setting came from, for -v, into *out: "from FROM", or the default's own words. */
+static int keep_from(struct load *ld, char **out, const char *from, bool is_default)
+{
+	if (asprintf(out, "%s%s", is_default ? "" : "from ", from) < 0) {
+		*out = NULL;
+		return aws_fail(ld, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* The first choice with a value, or NULL. */
 static const struct choice *first_given(const struct choice *ch, size_t n)
 {
@@ -94,7 +104,8 @@ static int pick_region(struct load *ld)
 		{ aws_profile_setting(ld, SET_REGION), ld->in_config },
 		{ DEFAULT_REGION, "the default" },
 	};
-	const struct choice *r = first_given(ch, sizeof(ch) / sizeof(*ch));
+	size_t count = sizeof(ch) / sizeof(*ch);
+	const struct choice *r = first_given(ch, count);
 	size_t n = strlen(r->value);
 	char q[80];
 
@@ -104,7 +115,7 @@ static int pick_region(struct load *ld)
 				aws_shown(r->value, q, sizeof(q)), r->from);
 	if (!(ld->c->region = strdup(r->value)))
 		return aws_fail(ld, -ENOMEM, "out of memory");
-	return 0;
+	return keep_from(ld, &ld->c->region_from, r->from, r == &ch[count - 1]);
 }
 
 /* Why url is not an endpoint (http[s]://host[:port][/path]), or NULL. */
@@ -169,7 +180,7 @@ static int given_endpoint(struct load *ld, char **out)
 		;
 	if (!(*out = strndup(e->value, n)))
 		return aws_fail(ld, -ENOMEM, "out of memory");
-	return 0;
+	return keep_from(ld, &ld->c->endpoint_from, e->from, false);
 }
 
 /* AWS's regional endpoint: China's regions have their own domain. */
@@ -182,7 +193,7 @@ static int aws_endpoint(struct load *ld, char **out)
 		*out = NULL;
 		return aws_fail(ld, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return keep_from(ld, &ld->c->endpoint_from, "AWS's, for the region", true);
 }
 
 /*
@@ -202,12 +213,21 @@ static int pick_addressing(struct load *ld, bool custom)
 		return aws_fail(ld, -EINVAL,
 				"addressing_style '%s' (from %s): path, virtual or auto expected",
 				aws_shown(style, q, sizeof(q)), ld->in_config);
-	if (ld->ov->path_style || (style && !strcasecmp(style, "path")))
-		ld->c->path_style = true;
+	ld->c->path_style = true;
+	if (ld->ov->path_style)
+		ld->c->addressing_why = "asked for in the options";
+	else if (style && !strcasecmp(style, "path"))
+		ld->c->addressing_why = "the profile's addressing_style";
 	else if (https && strchr(ld->c->bucket, '.'))
-		ld->c->path_style = true;
+		ld->c->addressing_why =
+			"a dotted bucket name, which the certificate would not cover";
+	else if (custom && !(style && !strcasecmp(style, "virtual")))
+		ld->c->addressing_why = "a custom endpoint";
 	else
-		ld->c->path_style = custom && !(style && !strcasecmp(style, "virtual"));
+		ld->c->path_style = false;
+	if (!ld->c->path_style)
+		ld->c->addressing_why =
+			custom ? "the profile's addressing_style" : "AWS's endpoint";
 	return 0;
 }
 
@@ -229,12 +249,14 @@ static int pick_retries(struct load *ld)
 
 	if (!v) {
 		v = aws_profile_setting(ld, SET_MAX_ATTEMPTS);
-		from = ld->in_config;
+		from = v ? ld->in_config : NULL;
 	}
 	if (v && !parse_number(v, 1, ATTEMPTS_MAX, &n))
 		return aws_fail(ld, -EINVAL, "max attempts '%s' (from %s): 1 to 20 expected",
 				aws_shown(v, q, sizeof(q)), from);
 	ld->c->max_attempts = (unsigned)n;
+	if (keep_from(ld, &ld->c->attempts_from, from ? from : "the default", !from))
+		return -ENOMEM;
 	n = DEFAULT_LOW_SPEED_SECONDS;
 	if ((v = aws_env("LIDIAGEN_S3_TIMEOUT")) && !parse_number(v, 1, LOW_SPEED_SECONDS_MAX, &n))
 		return aws_fail(ld, -EINVAL, "LIDIAGEN_S3_TIMEOUT '%s': 1 to 3600 seconds expected",
@@ -250,6 +272,55 @@ static int pick_retries(struct load *ld)
 
 /* ---- the whole ---- */
 
+/*
+ * "subject: " before the message in err, so that it says what it is about
+ * (the bucket's settings, the credentials) rather than the option that
+ * named the bucket; the message's end is cut if it must be.
+ */
+static void name_subject(char *err, size_t size, const char *subject)
+{
+	size_t n = strlen(subject) + 2, len;
+
+	if (n >= size)
+		return;
+	len = strnlen(err, size - 1);
+	if (len > size - 1 - n)
+		len = size - 1 - n;
+	memmove(err + n, err, len);
+	err[n + len] = '\0';
+	memcpy(err, subject, n - 2);
+	memcpy(err + n - 2, ": ", 2);
+}
+
+/* After the URL: the profile, the connection's settings, the libraries. */
+static int load_settings(struct load *ld)
+{
+	int ret;
+
+	if ((ret = aws_profile_load(ld)) || (ret = pick_region(ld)) || (ret = pick_endpoint(ld)) ||
+	    (ret = pick_retries(ld)) || (ret = s3_curl_load(ld->err, ld->err_size)) ||
+	    (ret = s3_expat_load(ld->err, ld->err_size)))
+		return ret;
+	return 0;
+}
+
+/* The URL (its message quotes it), the settings (named by the bucket), the credentials. */
+static int load_all(struct load *ld, const char *url)
+{
+	char bucket[640];
+	int ret;
+
+	if ((ret = aws_parse_url(ld, url)))
+		return ret;
+	snprintf(bucket, sizeof(bucket), "s3://%s%s%.560s", ld->c->bucket,
+		 *ld->c->prefix ? "/" : "", ld->c->prefix);
+	if ((ret = load_settings(ld)))
+		name_subject(ld->err, ld->err_size, bucket);
+	else if ((ret = aws_find_credentials(ld)))
+		name_subject(ld->err, ld->err_size, "credentials");
+	return ret;
+}
+
 int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrides *ov, char *err,
 		   size_t err_size)
 {
@@ -263,10 +334,7 @@ int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrid
 		return -ENOMEM;
 	}
 	*ld = (struct load){ .c = c, .ov = ov ? ov : &none, .err = err, .err_size = err_size };
-	if ((ret = aws_parse_url(ld, url)) || (ret = aws_profile_load(ld)) ||
-	    (ret = pick_region(ld)) || (ret = pick_endpoint(ld)) || (ret = pick_retries(ld)) ||
-	    (ret = s3_curl_load(err, err_size)) || (ret = s3_expat_load(err, err_size)) ||
-	    (ret = aws_find_credentials(ld)))
+	if ((ret = load_all(ld, url)))
 		s3_config_free(c);
 	aws_files_release(ld);
 	free(ld);
@@ -281,9 +349,45 @@ void s3_config_free(struct s3_config *c)
 	free(c->prefix);
 	free(c->region);
 	free(c->endpoint);
+	free(c->region_from);
+	free(c->endpoint_from);
+	free(c->attempts_from);
 	aws_free_secret(c->creds.access_key);
 	aws_free_secret(c->creds.secret_key);
 	aws_free_secret(c->creds.session_token);
 	s3_breaker_free(c->breaker);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ---- for -v ---- */
+
+/*
+ * The access key id as `aws configure list` shows it: 16 '*', then its last
+ * 4 characters when it has 16 or more (AWS's have 20), so that at most a
+ * quarter of it is shown; a shorter one, not a character of it.
+ */
+static void masked_key(const char *key, char *buf, size_t size)
+{
+	size_t n = key ? strlen(key) : 0;
+
+	snprintf(buf, size, "****************%s", n >= 16 ? key + n - 4 : "");
+}
+
+void s3_config_describe(const struct s3_config *c, char *buf, size_t size)
+{
+	const struct s3_credentials *cr = &c->creds;
+	char key[24];
+
+	masked_key(cr->access_key, key, sizeof(key));
+	snprintf(buf, size,
+		 "endpoint %s (%s), %s style (%s)\n"
+		 "region %s (%s)\n"
+		 "at most %u attempts a request (%s), within %.0f s; deadlines: %ld s to "
+		 "connect, %ld s with no byte moving\n"
+		 "credentials: %s%s%s, access key id %s%s",
+		 c->endpoint, c->endpoint_from, c->path_style ? "path" : "virtual-hosted",
+		 c->addressing_why, c->region, c->region_from, c->max_attempts, c->attempts_from,
+		 c->max_retry_seconds, c->connect_timeout_ms / 1000, c->low_speed_seconds,
+		 cr->source, *cr->where ? " " : "", cr->where, key,
+		 cr->session_token ? ", with a session token" : "");
 }

@@ -81,6 +81,7 @@ static int creds_from_file(struct load *ld, const struct aws_file *f)
 				access ? "aws_access_key_id" : "aws_secret_access_key",
 				access ? "aws_secret_access_key" : "aws_access_key_id");
 	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "profile %.55s", q);
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "in %s", f->path);
 	ret = creds_set(ld, access, secret, f->set[SET_SESSION_TOKEN], from);
 	return ret ? ret : 1;
 }
@@ -121,6 +122,7 @@ static int creds_from_imds(struct load *ld, char *why, size_t why_size)
 	if (imds_credentials(&got, why, why_size))
 		return 0;
 	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "instance metadata");
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "%s", got.where);
 	ret = creds_set(ld, got.access_key, got.secret_key, got.session_token,
 			"the instance metadata service");
 	aws_free_secret(got.access_key);
@@ -138,8 +140,8 @@ int aws_find_credentials(struct load *ld)
 	    (ret = creds_from_imds(ld, why, sizeof(why))))
 		return ret < 0 ? ret : 0;
 	return aws_fail(ld, -ENOKEY,
-			"no AWS credentials: none in the environment (AWS_ACCESS_KEY_ID), nor for "
-			"profile '%s' in '%s' or '%s', nor from the instance metadata service (%s)",
+			"none found: not in the environment (AWS_ACCESS_KEY_ID), nor for profile "
+			"'%s' in '%s' or '%s', nor from the instance metadata service (%s)",
 			aws_shown(ld->profile, q, sizeof(q)), ld->files[FILE_CREDENTIALS].path,
 			ld->files[FILE_CONFIG].path, why);
 }

@@ -434,6 +434,7 @@ static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err
 	cr->access_key = v[0];
 	cr->secret_key = v[1];
 	cr->session_token = v[2];
+	snprintf(cr->where, sizeof(cr->where), "(role %s at %s)", m->role, m->base);
 	return 0;
 }
 

@@ -15,8 +15,9 @@
  * http://169.254.169.254), with AWS_METADATA_SERVICE_TIMEOUT (seconds per
  * request; default 1 to connect, 2 in all) and
  * AWS_METADATA_SERVICE_NUM_ATTEMPTS (default 2). On success, 0, and
- * cr->access_key, secret_key and session_token are the caller's to free
- * (cr->source is left alone); on failure, cr is untouched, and a negative
+ * cr->access_key, secret_key and session_token are the caller's to free,
+ * and cr->where names the role and the endpoint (cr->source is left
+ * alone); on failure, cr is untouched, and a negative
  * errno and one line in err (never a secret). Prints nothing.
  */
 int imds_credentials(struct s3_credentials *cr, char *err, size_t err_size);

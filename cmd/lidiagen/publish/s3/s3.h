@@ -26,6 +26,7 @@
 #ifndef LIDIAGEN_S3_H
 #define LIDIAGEN_S3_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,8 @@ struct s3_overrides {
 struct s3_credentials {
 	char *access_key, *secret_key, *session_token; /* session_token may be NULL */
 	char source[64]; /* "environment", "profile NAME", "instance metadata": never the secret */
+	/* For -v, more of the source: "in PATH" (a profile's), "(role NAME at URL)" (IMDS's), "" */
+	char where[PATH_MAX + 96];
 };
 
 struct s3_config {
@@ -64,17 +67,34 @@ struct s3_config {
 	 */
 	long connect_timeout_ms, low_speed_seconds;
 	struct s3_breaker *breaker; /* shared by every client of the config */
+	/*
+	 * For -v (s3_config_describe): where the region, the endpoint and the
+	 * attempts came from ("from AWS_REGION", "the default"), and why this
+	 * addressing style.
+	 */
+	char *region_from, *endpoint_from, *attempts_from;
+	const char *addressing_why;
 };
 
 /*
  * Fill c for url ("s3://BUCKET[/PREFIX]") from the overrides, the
  * environment and the AWS files, load libcurl (-ELIBACC when it is
  * missing), and find credentials. On failure, a negative errno and a
- * one-line reason in err (never a secret).
+ * one-line reason in err (never a secret), which names what it is about:
+ * the URL itself ("'s3://...': ..."), the bucket's settings
+ * ("s3://BUCKET/PREFIX: region ..."), or "credentials: ...".
  */
 int s3_config_load(struct s3_config *c, const char *url, const struct s3_overrides *ov, char *err,
 		   size_t err_size);
 void s3_config_free(struct s3_config *c);
+
+/*
+ * For -v: the settings in use, a line each (endpoint and addressing,
+ * region, retries and deadlines, credentials), '\n' between them, into
+ * buf. Never a secret: of the access key id, its last 4 characters at
+ * most, as `aws configure list` shows it.
+ */
+void s3_config_describe(const struct s3_config *c, char *buf, size_t size);
 
 /* Whether arg names a bucket (starts with "s3://"). */
 bool s3_is_url(const char *arg);
@@ -111,12 +131,18 @@ int s3_full_key(const struct s3_config *c, const char *key, char *buf, size_t si
 struct s3_error {
 	char request[320]; /* "PUT http://HOST:PORT", "GET http://HOST:PORT/b?list-type=2..." */
 	long http_status;  /* 0: no response (connection, timeout) */
-	char code[64];	   /* S3's <Code>, or curl's error name */
+	char code[64];	   /* S3's <Code>, or what failed: Timeout, TLSError, DNSError... */
 	char message[256];
 	unsigned attempts;
+	const char *not_retried; /* a network failure tried once only: why (it cannot succeed) */
 };
 
-/* What was sent, for -v, --dry-run's report and the benchmark. */
+/*
+ * What was sent, for the summary, --dry-run's report and the benchmark.
+ * bytes_sent: the bodies of the PUTs the server accepted (2xx), each
+ * once: not those refused, nor the attempts that failed before one that
+ * was accepted.
+ */
 struct s3_stats {
 	uint64_t requests, heads, puts, gets, retries;
 	uint64_t bytes_sent, bytes_received;

@@ -5,10 +5,12 @@
  * not send x-amz-content-sha256 itself, and S3 wants it, so s3_object.c
  * sends it (and the security token) as headers of ours, and they are
  * signed with the rest. Failures worth another try (the server busy or
- * failing, the connection lost or stalled) are retried with capped
- * exponential backoff and full jitter, or after the server's Retry-After,
- * within the config's attempts and seconds; the others end at once with
- * S3's own code and message.
+ * failing, the connection lost or stalled, a host name not resolved) are
+ * retried with capped exponential backoff and full jitter, or after the
+ * server's Retry-After, within the config's attempts and seconds; the
+ * others end at once with S3's own code and message, or libcurl's words
+ * (which name the host and port) and why one attempt was all: a TLS
+ * handshake or certificate that failed fails the same way every time.
  *
  * Every attempt has deadlines: to connect, to see a byte (libcurl's low
  * speed limit), and for the whole of it, scaled by the body's size, so
@@ -245,6 +247,8 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	CURL *h = cl->curl;
 
 	s3_curl.easy_reset(h);
+	cl->curl_err[0] = '\0';
+	s3_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, cl->curl_err);
 	s3_curl.easy_setopt(h, CURLOPT_URL, url);
 	/* The path is signed as written: libcurl must not tidy "/./" away after signing. */
 	s3_curl.easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
@@ -347,15 +351,90 @@ static void error_body(const struct s3_request *r, struct s3_error *err)
 	s3_xml_one_line(err->message);
 }
 
-/* What failed, from the response (or its absence). */
-static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
+/* A TLS handshake or certificate that failed: nothing about it changes between attempts. */
+static bool tls_failure(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION: /* and CURLE_SSL_CACERT, its old name */
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CLIENTCERT:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_USE_SSL_FAILED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Network failures that may pass: the connection refused, lost or
+ * stalled, and a host name not resolved, which is tried again as the AWS
+ * SDKs do (a resolver's passing failure looks the same as a name that
+ * does not exist; a request that reaches no server has two attempts at
+ * most, so a wrong name costs one more lookup).
+ */
+static bool passing(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SEND_FAIL_REWIND:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Why a network failure is not tried again, for its message; NULL when it is. */
+static const char *not_retried(CURLcode cc)
+{
+	if (cc == CURLE_OK || passing(cc))
+		return NULL;
+	if (tls_failure(cc))
+		return "a TLS failure recurs";
+	if (cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_URL_MALFORMAT)
+		return "the endpoint's URL cannot work";
+	return "it would fail the same way again";
+}
+
+/* The code of a failure without an answer. */
+static const char *network_code(CURLcode cc)
+{
+	if (cc == CURLE_OPERATION_TIMEDOUT)
+		return "Timeout";
+	if (cc == CURLE_COULDNT_RESOLVE_HOST || cc == CURLE_COULDNT_RESOLVE_PROXY)
+		return "DNSError";
+	return tls_failure(cc) ? "TLSError" : "ConnectionError";
+}
+
+/* What failed, from the response, or from libcurl when none came (its words name the host). */
+static void describe(struct s3_client *cl, struct s3_request *r, CURLcode cc, struct s3_error *err)
 {
 	memset(err, 0, sizeof(*err));
 	err->http_status = cc == CURLE_OK ? r->status : 0;
 	if (cc != CURLE_OK) {
-		snprintf(err->code, sizeof(err->code), "%s",
-			 cc == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
-		snprintf(err->message, sizeof(err->message), "%s", s3_curl.easy_strerror(cc));
+		snprintf(err->code, sizeof(err->code), "%s", network_code(cc));
+		snprintf(err->message, sizeof(err->message), "%s",
+			 cl->curl_err[0] ? cl->curl_err : s3_curl.easy_strerror(cc));
+		s3_xml_one_line(err->message);
+		err->not_retried = not_retried(cc);
 		return;
 	}
 	error_body(r, err);
@@ -371,22 +450,9 @@ static void describe(struct s3_request *r, CURLcode cc, struct s3_error *err)
 /* Whether a failed attempt is worth another. */
 static bool retryable(CURLcode cc, long status)
 {
-	switch (cc) {
-	case CURLE_OK:
+	if (cc == CURLE_OK)
 		return (status >= 500 && status != 501) || status == 429 || status == 408;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_SEND_FAIL_REWIND:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-		return true;
-	default:
-		return false; /* a TLS handshake that failed fails the same way again */
-	}
+	return passing(cc);
 }
 
 /* Whether an attempt found no server: nothing came back, for a reason of the network's. */
@@ -433,12 +499,11 @@ static double backoff_seconds(struct s3_client *cl, const struct s3_request *r, 
 
 static void count(struct s3_client *cl, const struct s3_request *r, unsigned attempt)
 {
-	curl_off_t up = 0, down = 0;
+	curl_off_t down = 0;
 
-	s3_curl.easy_getinfo(cl->curl, CURLINFO_SIZE_UPLOAD_T, &up);
+	/* What is sent is counted once accepted (s3_request_send): not a body refused. */
 	s3_curl.easy_getinfo(cl->curl, CURLINFO_SIZE_DOWNLOAD_T, &down);
 	cl->stats.requests++;
-	cl->stats.bytes_sent += (uint64_t)up;
 	cl->stats.bytes_received += (uint64_t)down;
 	if (attempt > 1)
 		cl->stats.retries++;
@@ -525,6 +590,16 @@ static int check_answer(struct s3_client *cl, struct s3_request *r, struct s3_er
 	return 0;
 }
 
+/* A 2xx answer, checked; a PUT's body counts as sent once the server took it. */
+static int accepted(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
+{
+	int e = check_answer(cl, r, err);
+
+	if (!e && r->status < 300 && !strcmp(r->method, "PUT"))
+		cl->stats.bytes_sent += r->len;
+	return e;
+}
+
 /* The breaker is open: nothing is sent. */
 static int not_sent(const struct s3_request *r, struct s3_error *err, unsigned attempts)
 {
@@ -567,8 +642,8 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 		count(cl, r, attempt);
 		s3_breaker_note(c->breaker, !unreached(cc), r->endpoint, s3_curl.easy_strerror(cc));
 		if (cc == CURLE_OK && succeeded(r))
-			return check_answer(cl, r, err);
-		describe(r, cc, err);
+			return accepted(cl, r, err);
+		describe(cl, r, cc, err);
 		snprintf(err->request, sizeof(err->request), "%s", r->request);
 		err->attempts = attempt;
 		e = cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
@@ -588,10 +663,12 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 
 void s3_error_format(const struct s3_error *err, char *buf, size_t size)
 {
-	char tries[48] = "";
+	char tries[96] = "";
 
 	if (err->attempts > 1)
 		snprintf(tries, sizeof(tries), " (after %u attempts)", err->attempts);
+	else if (err->not_retried)
+		snprintf(tries, sizeof(tries), " (1 attempt, not retried: %s)", err->not_retried);
 	const char *sep = err->request[0] ? ": " : "";
 
 	if (err->http_status)

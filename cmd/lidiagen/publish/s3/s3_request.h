@@ -25,6 +25,7 @@ struct s3_client {
 	unsigned rand_state;   /* the jitter's generator */
 	const char *ca_bundle; /* AWS_CA_BUNDLE, or NULL */
 	char user_agent[48];
+	char curl_err[CURL_ERROR_SIZE]; /* libcurl's own words on a failure: host, port, TLS */
 };
 
 /* A request and what came back of it. */
@@ -52,9 +53,10 @@ struct s3_request {
 
 /*
  * Send r (again on failures worth retrying: 5xx, 429, timeouts, resets,
- * with exponential backoff and jitter, honouring Retry-After, within the
- * config's attempts and seconds; a server not reached is tried twice at
- * most). 0 when the server answered with a status below 300 (and with
+ * a host name not resolved, with exponential backoff and jitter,
+ * honouring Retry-After, within the config's attempts and seconds; a
+ * server not reached is tried twice at most; a TLS failure, a URL that
+ * cannot work and the like, once, err->not_retried saying why). 0 when the server answered with a status below 300 (and with
  * r->expect, a whole document of that root; a PUT's, no body at all), or
  * 404 for a HEAD; otherwise a negative errno and err: -ECANCELED when the
  * breaker is open and nothing was sent, -EPROTO for a 2xx answer that is
