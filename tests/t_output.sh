@@ -301,12 +301,12 @@ def check(rows, kept):
         for p in r.get("inputs", []) + ([r["input"]] if "input" in r else []):
             seen.add(p)
             status[p] = (r["status"], r.get("reason"), r.get("error"))
-        if "output" in r:
-            if counts.get(r["output"]) != r["counts"]:
-                problems.append("counts %s, info says %s" % (r["counts"], counts.get(r["output"])))
+        if "key" in r:
+            if counts.get(r["key"]) != r["counts"]:
+                problems.append("counts %s, info says %s" % (r["counts"], counts.get(r["key"])))
             want = "kept" if kept else "converted"
             if r["status"] != want:
-                problems.append("%s: status %s, want %s" % (r["output"], r["status"], want))
+                problems.append("%s: status %s, want %s" % (r["key"], r["status"], want))
     missing = [p for p in inputs if p not in seen]
     if missing:
         problems.append("inputs not accounted for: %s" % missing)

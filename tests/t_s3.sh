@@ -191,6 +191,30 @@ else
 	not_ok "upload again: nothing sent" "exit $RC, $(fake_s3_count PUT) PUT, $(fake_s3_count HEAD) HEAD" \
 		"$(cat "$w/up2.jsonl")"
 fi
+# One manifest schema: convert's lines and upload's have the same object
+# fields, with the whole s3://BUCKET/PREFIX/KEY of every object.
+"$PYTHON" - "$w/p1.jsonl" "$w/up1.jsonl" >"$w/schema.out" <<'PY'
+import json, sys
+common = {"key": str, "object": str, "status": str, "holds": dict, "counts": dict, "size": int,
+          "sha256": str}
+own = [{"build_id": str, "inputs": list, "go": bool}, {"file": str}]
+prefix = ["s3://rel/v1/", "s3://rel/up/"]
+for i, path in enumerate(sys.argv[1:]):
+    for line in open(path):
+        r = json.loads(line)
+        if "key" not in r:
+            continue
+        want = dict(common, **own[i])
+        bad = [k for k, t in want.items() if not isinstance(r.get(k), t)]
+        if bad or set(r["holds"]) != {"symbols", "lines", "inlines"} or \
+                r["object"] != prefix[i] + r["key"]:
+            print("%s: %s (fields %s)" % (path, line.strip(), bad))
+PY
+if [ ! -s "$w/schema.out" ] && grep -q '"key"' "$w/p1.jsonl" && grep -q '"key"' "$w/up1.jsonl"; then
+	ok "manifests: convert's and upload's have one schema for their objects (key, object s3://..., status, holds, counts, size, sha256)"
+else
+	not_ok "manifests: convert's and upload's have one schema for their objects" "$(head -c 600 "$w/schema.out")"
+fi
 fake_s3_clear_log
 run "$w/up4" "$L" upload --dry-run "$w/local" s3://rel/up-dry "${E[@]}" --manifest "$w/up4.jsonl"
 if [ "$RC" -eq 0 ] && [ "$(fake_s3_count PUT)" -eq 0 ] &&

@@ -69,8 +69,8 @@ def manifest(path, outdir):
         if m.get("status") not in ("converted", "replaced", "kept"):
             other_line(m, line, lambda msg: err(n, msg))
             continue
-        want = {"build_id": str, "output": str, "status": str, "inputs": list, "holds": dict,
-                "counts": dict, "size": int, "sha256": str}
+        want = {"build_id": str, "key": str, "object": str, "status": str, "inputs": list,
+                "go": bool, "holds": dict, "counts": dict, "size": int, "sha256": str}
         bad = [k for k, t in want.items() if not isinstance(m.get(k), t)]
         if bad:
             err(n, "missing or mistyped fields: %s in %s" % (",".join(bad), line))
@@ -81,7 +81,7 @@ def manifest(path, outdir):
         if not all(isinstance(i, str) for i in m["inputs"]) or not m["inputs"]:
             err(n, "inputs is not a list of paths: %r" % m["inputs"])
         holds = m["holds"]
-        for k in ("symbols", "lines", "inlines", "go"):
+        for k in ("symbols", "lines", "inlines"):
             if not isinstance(holds.get(k), bool):
                 err(n, "holds.%s is not a boolean" % k)
         for k in ("functions", "inline_ranges", "line_rows"):
@@ -91,9 +91,11 @@ def manifest(path, outdir):
             err(n, "holds inlines but counts no inline range")
         if holds.get("lines") and not m["counts"].get("line_rows"):
             err(n, "holds lines but counts no line row")
-        out = os.path.join(outdir, m["output"])
-        if os.path.isabs(m["output"]) or ".." in m["output"].split("/"):
-            err(n, "output %s is not a path inside the tree" % m["output"])
+        out = os.path.join(outdir, m["key"])
+        if m["object"] != outdir.rstrip("/") + "/" + m["key"] and not m["object"].endswith("/" + m["key"]):
+            err(n, "object %s is not the tree's path of key %s" % (m["object"], m["key"]))
+        if os.path.isabs(m["key"]) or ".." in m["key"].split("/"):
+            err(n, "key %s is not a path inside the tree" % m["key"])
         elif not os.path.isfile(out):
             err(n, "output %s does not exist" % out)
         else:
@@ -105,8 +107,8 @@ def manifest(path, outdir):
             if sha != m["sha256"]:
                 err(n, "sha256 %s, the file's is %s" % (m["sha256"], sha))
         rows.append("%s %s %s lines=%s inlines=%s go=%s %s" % (
-            m["build_id"], m["output"], m["status"], str(holds.get("lines")).lower(),
-            str(holds.get("inlines")).lower(), str(holds.get("go")).lower(),
+            m["build_id"], m["key"], m["status"], str(holds.get("lines")).lower(),
+            str(holds.get("inlines")).lower(), str(m["go"]).lower(),
             "|".join(sorted(m["inputs"]))))
     for r in sorted(rows):
         print(r)

@@ -34,7 +34,7 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 	fputs("{\"build_id\":", f);
 	json_str(f, g->key);
 	if (output || g->status == ST_PLANNED)
-		json_field(f, "output", g->out_key);
+		manifest_object(f, b->o->out_dir, g->out_key);
 	json_field(f, "status", decided ? verdict_status(b, g) : undecided_status(g));
 	if (g->status == ST_OTHER_SHARD)
 		json_field(f, "reason", "other shard");
@@ -47,15 +47,10 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 		json_str(f, b->state.parts[g->first + k].path);
 	}
 	fputc(']', f);
+	if (g->main >= 0)
+		fprintf(f, ",\"go\":%s", b->state.parts[g->main].info.has_go ? "true" : "false");
 	if (output)
-		fprintf(f,
-			",\"holds\":{\"symbols\":true,\"lines\":%s,\"inlines\":%s,\"go\":%s},"
-			"\"counts\":{\"functions\":%zu,\"inline_ranges\":%zu,\"line_rows\":%zu},"
-			"\"size\":%" PRIu64 ",\"sha256\":\"%s\"",
-			g->level >= LEVEL_LINES ? "true" : "false",
-			g->level >= LEVEL_INLINES ? "true" : "false",
-			b->state.parts[g->main].info.has_go ? "true" : "false", g->counts.functions,
-			g->counts.inline_ranges, g->counts.line_rows, g->out_size, g->sha);
+		manifest_holds(f, g->level, &g->counts, g->out_size, g->sha);
 	if (g->warning)
 		json_field(f, "warning", g->warning);
 	if (g->status == ST_FAILED || g->status == ST_PENDING)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a lidia file holds (holdings.h), read with the library's reader, CRCs checked. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "holdings.h"
+#include "json.h"
 #include "sha256.h"
 
 const char *const level_name[4] = { "nothing", "symbols", "symbols+lines",
@@ -117,4 +121,28 @@ enum level counts_level(const struct counts *c)
 bool keep_enough(enum level existing, enum level inputs)
 {
 	return existing != LEVEL_NONE && existing >= inputs;
+}
+
+void manifest_object(FILE *f, const char *where, const char *key)
+{
+	char *object = NULL;
+
+	json_field(f, "key", key);
+	if (strcmp(key, "-") && asprintf(&object, "%s/%s", where, key) < 0)
+		object = NULL;
+	json_field(f, "object", object ? object : key); /* out of memory: the key at least */
+	free(object);
+}
+
+void manifest_holds(FILE *f, enum level level, const struct counts *c, uint64_t size,
+		    const char *sha)
+{
+	fprintf(f,
+		",\"holds\":{\"symbols\":true,\"lines\":%s,\"inlines\":%s},"
+		"\"counts\":{\"functions\":%zu,\"inline_ranges\":%zu,\"line_rows\":%zu},"
+		"\"size\":%" PRIu64,
+		level >= LEVEL_LINES ? "true" : "false", level >= LEVEL_INLINES ? "true" : "false",
+		c->functions, c->inline_ranges, c->line_rows, size);
+	if (sha && sha[0])
+		fprintf(f, ",\"sha256\":\"%s\"", sha);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lidia.h"
 
@@ -71,5 +72,16 @@ enum level counts_level(const struct counts *c);
  * the inputs give (equal is enough) is kept; one holding nothing never is.
  */
 bool keep_enough(enum level existing, enum level inputs);
+
+/*
+ * A manifest line's object fields, the same for convert and upload (the
+ * MANIFEST section of lidiagen(1)): "key" (under the tree or the prefix),
+ * "object" (where plus "/" plus key: DIR/KEY, or s3://BUCKET/PREFIX/KEY;
+ * "-" for standard output), and once there is one, what it holds:
+ * "holds", "counts", "size" and "sha256" (sha may be NULL: not known).
+ */
+void manifest_object(FILE *f, const char *where, const char *key);
+void manifest_holds(FILE *f, enum level level, const struct counts *c, uint64_t size,
+		    const char *sha);
 
 #endif

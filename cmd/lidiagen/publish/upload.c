@@ -302,20 +302,21 @@ static void run_task(void *arg)
 static void print_entry(FILE *f, const struct upload *u, const struct up_file *e)
 {
 	bool planned = u->o->dry_run && (e->status == UP_UPLOADED || e->status == UP_REPLACED);
+	char *file = NULL;
 
-	fputs("{\"key\":", f);
-	json_string(f, e->key, strlen(e->key));
+	/* The file read, then the object fields convert's manifest has too. */
+	if (asprintf(&file, "%s/%s", u->o->dir, e->key) < 0)
+		file = NULL;
+	fputs("{\"file\":", f);
+	json_str(f, file ? file : e->key);
+	free(file);
+	manifest_object(f, publish_url(u->o->bucket), e->key);
 	fprintf(f, ",\"status\":\"%s%s\"", planned ? "would-" : "",
 		planned && e->status == UP_UPLOADED ? "upload"
 		: planned			    ? "replace"
 						    : up_names[e->status]);
 	if (e->now.valid)
-		fprintf(f,
-			",\"holds\":\"%s\",\"counts\":{\"functions\":%zu,\"inline_ranges\":%zu,"
-			"\"line_rows\":%zu},\"size\":%" PRIu64 ",\"sha256\":\"%s\"",
-			level_name[e->now.level], e->now.counts.functions,
-			e->now.counts.inline_ranges, e->now.counts.line_rows, e->now.size,
-			e->now.sha);
+		manifest_holds(f, e->now.level, &e->now.counts, e->now.size, e->now.sha);
 	if (e->why) {
 		fputs(",\"reason\":", f);
 		json_string(f, e->why, strlen(e->why));
