@@ -23,7 +23,7 @@ cd "$w" || exit 0
 hrun() {
 	local p=$1
 	shift
-	timeout -k 5 "$T" "$L" "$@" -j 1 --no-debug-search >"$p.out" 2>"$p.err" </dev/null
+	timeout -k 5 "$T" "$L" "$@" -j 1 --no-debug-search --allow-dynsym-only >"$p.out" 2>"$p.err" </dev/null
 	RC=$?
 }
 keys() { (ls "$1/symbolizer/anonymous" 2>/dev/null) | sort | tr '\n' ' '; }
