@@ -29,7 +29,7 @@ hrun() {
 keys() { (ls "$1/symbolizer/anonymous" 2>/dev/null) | sort | tr '\n' ' '; }
 has_key() { [ -f "$1/symbolizer/anonymous/$2" ]; }
 # Error lines: every stderr line but warnings and the summary.
-errors() { grep -v -E '^lidiagen: (warning: |[0-9]+ files, )' "$1.err"; }
+errors() { grep -v -E '^lidiagen: (warning: |[0-9]+ files?, )' "$1.err"; }
 
 for v in 1 2 3; do
 	if ! cc -O1 -g -Wl,--build-id -DVARIANT=$v "$FIXTURES_SRC/batch/batch_prog.c" -o app$v 2>cc.err; then

@@ -126,7 +126,7 @@ else
 		"$(grep -E '^lidiagen: bad/truncated-small' "$p.err")"
 fi
 # Every other line: a warning, the summary, or an error naming an input.
-strays=$(grep -v -E '^lidiagen: (warning: )?(dist|bad)/[^:]+: |^lidiagen: [0-9]+ files, ' "$p.err")
+strays=$(grep -v -E '^lidiagen: (warning: )?(dist|bad)/[^:]+: |^lidiagen: [0-9]+ files?, ' "$p.err")
 if [ -z "$strays" ]; then
 	ok "batch: every stderr line is 'lidiagen: [warning: ]FILE[!MEMBER]: why' or the summary"
 else

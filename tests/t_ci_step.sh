@@ -80,7 +80,7 @@ for l in open(sys.argv[1]):
         print(r.get("build_id", r.get("input")), s, r.get("reason", ""))
 ' "$1" | sort
 }
-warns() { grep -v -e '^lidiagen: dry run: ' -e '^lidiagen: [0-9]* files' -e '^lidiagen: --strict' "$1" | sort; }
+warns() { grep -v -e '^lidiagen: dry run: ' -e '^lidiagen: [0-9]* file' -e '^lidiagen: --strict' "$1" | sort; }
 if [ "$dry_rc" -eq "$RC" ] && [ "$(statuses d.json)" = "$(statuses r.json)" ] &&
 	[ "$(warns d.err)" = "$(warns r.err)" ] && [ -n "$(warns r.err)" ]; then
 	ok "ci step: a dry run gives the real run's statuses, warnings ($(warns r.err | wc -l)) and exit status ($RC, --strict)"

@@ -133,7 +133,7 @@ warn_re='^lidiagen: warning: [^:]+: .*: (link with -Wl,--build-id or use --fallb
 others=$(grep -v -E "$warn_re" def.err | sed '$d')
 nwarn=$(grep -c -E "$warn_re" def.err)
 if [ "$RC" -eq 0 ] && [ ! -s def.out ] && [ -z "$others" ] && [ "$nwarn" -eq 4 ] &&
-	summary def | grep -q -E '^lidiagen: [0-9]+ files, .* build IDs: .* written'; then
+	summary def | grep -q -E '^lidiagen: [0-9]+ files?, .* build IDs: .* written'; then
 	ok "print: by default stdout is empty; stderr is one line per warning (4) and the summary"
 else
 	not_ok "print: by default stdout is empty; stderr is one line per warning and the summary" "exit $RC" \
@@ -189,7 +189,7 @@ if drawn and not any(d.split(" ETA ")[1].split(" ", 1)[1].startswith("...") for 
     problems.append("the input's path is not cut to the width: %r" % drawn[-1])
 # Every other line starts on a clean line: after a newline, or right after "\r\033[K".
 for line in data.split("\n"):
-    for m in re.finditer(r"lidiagen: (warning: |\d+ files, )", line):
+    for m in re.finditer(r"lidiagen: (warning: |\d+ files?, )", line):
         head = line[:m.start()]
         if head and not head.endswith("\r\033[K"):
             problems.append("a line printed over the progress line: %r" % line[:120])
