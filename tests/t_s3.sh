@@ -91,6 +91,31 @@ else
 		"$(cat "$w/p2.jsonl")"
 fi
 
+# With --state: the first run records what it published (each object's
+# ETag and holdings); an unchanged re-run then lists the prefix once and
+# sends nothing else, not even a HEAD; one whose state is gone (a fresh
+# runner) makes at most one HEAD per key.
+fake_s3_clear_log
+run "$w/st1" "$L" -r "$w/in" -o s3://rel/vs "${E[@]}" --state "$w/vs.state"
+fake_s3_clear_log
+run "$w/st2" "$L" -r "$w/in" -o s3://rel/vs "${E[@]}" --state "$w/vs.state" --manifest "$w/st2.jsonl"
+puts=$(fake_s3_count PUT) heads=$(fake_s3_count HEAD) lists=$(fake_s3_count GET /rel/)
+if [ "$RC" -eq 0 ] && [ "$puts" -eq 0 ] && [ "$heads" -eq 0 ] && [ "$lists" -ge 1 ] &&
+	[ "$(grep -c '"status":"exists"' "$w/st2.jsonl")" -eq "$nkeys" ]; then
+	ok "a re-run with --state: $lists listing request(s), no HEAD, no PUT for $nkeys keys, all 'exists'"
+else
+	not_ok "a re-run with --state: a listing, no HEAD, no PUT" "exit $RC: $puts PUT, $heads HEAD, $lists GET" \
+		"$(cat "$w/st2.jsonl")" "$(first_lines 5 "$w/st2.err")"
+fi
+fake_s3_clear_log
+run "$w/st3" "$L" -r "$w/in" -o s3://rel/vs "${E[@]}"
+heads=$(fake_s3_count HEAD) puts=$(fake_s3_count PUT)
+if [ "$RC" -eq 0 ] && [ "$puts" -eq 0 ] && [ "$heads" -le "$nkeys" ]; then
+	ok "a fresh runner (no state): at most one HEAD per key ($heads for $nkeys), no PUT"
+else
+	not_ok "a fresh runner (no state): at most one HEAD per key" "exit $RC: $heads HEAD, $puts PUT"
+fi
+
 # A dry run over what the bucket holds: b's object has lines and no inline
 # frames, less than b's DWARF predicts, so the dry run reads b to know.
 run "$w/dry0" "$L" -v -r "$w/in" -o s3://rel/v1 "${E[@]}" --dry-run --manifest "$w/dry0.jsonl"

@@ -114,6 +114,7 @@ struct group {
 	uint64_t out_size;
 	char sha[65];
 	enum verdict verdict; /* what became of its output (decision.c) */
+	char put_etag[33];    /* published now: the MD5 of its bytes, S3's ETag of them */
 	enum level inputs;    /* what its inputs give: read, or predicted (the verdict's) */
 	char *message; /* its -v line or its error, printed in group order; kept for the manifest */
 	bool message_is_error;
@@ -241,6 +242,13 @@ void release_members(struct batch *b, struct group *g);
  * or the bucket; asked once, whichever of schedule.c and convert.c asks
  * first. On failure the group's message says why.
  */
+/*
+ * --state, publishing: what is at the group's key in the bucket now (what
+ * was written, or what was left there), so that a re-run whose listing shows
+ * the same ETag there sends no HEAD.
+ */
+void output_remember(struct batch *b, struct group *g);
+
 int output_probe(struct batch *b, struct group *g);
 
 /* What output_write did. */

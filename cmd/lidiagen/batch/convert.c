@@ -334,5 +334,6 @@ out:
 	if (err)
 		g->status = ST_FAILED;
 	lidia_builder_free(bld);
+	output_remember(b, g);
 	group_done(b, g);
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "md5.h"
 #include "publish.h"
 #include "sha256.h"
 #include "usage.h"
@@ -220,6 +222,8 @@ static int publish_output(struct batch *b, struct group *g, struct lidia_builder
 	if (ret) {
 		group_message(g, true, "%s: cannot upload: %s", b->state.parts[g->main].path, err);
 		g->said = ret == -ECANCELED; /* not sent: print_summary says why, once */
+	} else if (out == PUBLISH_WRITTEN && *how == WRITTEN) {
+		md5_hex(buf, size, g->put_etag); /* S3's ETag of one PUT: what a listing shows */
 	}
 	free(buf);
 	if (ret)
@@ -285,8 +289,28 @@ static int probe_tree(struct batch *b, struct group *g)
 	return 0;
 }
 
+/* What --state recorded at the group's key in the bucket, as publish_probe takes it; NULL: nothing. */
+static const struct existing *remembered(const struct batch *b, const struct group *g,
+					 struct existing *ex)
+{
+	const struct state_remote *r = state_remote(b->state.saved, g->key);
+
+	if (!r || r->level < LEVEL_NONE || r->level > LEVEL_INLINES)
+		return NULL;
+	*ex = (struct existing){
+		.valid = r->valid,
+		.level = (enum level)r->level,
+		.counts = { r->functions, r->inline_ranges, r->line_rows },
+		.size = r->size,
+	};
+	snprintf(ex->etag, sizeof(ex->etag), "%s", r->etag);
+	snprintf(ex->sha, sizeof(ex->sha), "%s", r->sha);
+	return ex;
+}
+
 int output_probe(struct batch *b, struct group *g)
 {
+	struct existing known;
 	char err[1024];
 	int ret;
 
@@ -299,8 +323,8 @@ int output_probe(struct batch *b, struct group *g)
 	if (!b->o->bucket) {
 		if ((ret = probe_tree(b, g)))
 			return ret;
-	} else if ((ret = publish_probe(b->o->bucket, g->out_key, &g->there, &g->there_exists, err,
-					sizeof(err)))) {
+	} else if ((ret = publish_probe(b->o->bucket, g->out_key, remembered(b, g, &known),
+					&g->there, &g->there_exists, err, sizeof(err)))) {
 		group_message(g, true, "%s: %s", b->state.parts[g->main].path, err);
 		g->said = ret == -ECANCELED; /* not sent: print_summary says why, once */
 		return ret;
@@ -325,4 +349,40 @@ void output_survey(struct batch *b)
 	}
 	publish_survey(b->o->bucket, keys, n);
 	free(keys);
+}
+
+void output_remember(struct batch *b, struct group *g)
+{
+	struct state_remote r = { .valid = true };
+	const struct existing *ex = &g->there;
+
+	if (!b->o->bucket || b->o->dry_run || g->status == ST_FAILED || g->status == ST_PENDING)
+		return;
+	if (g->put_etag[0]) {
+		/* Written now: what it holds is what was made. */
+		snprintf(r.etag, sizeof(r.etag), "%s", g->put_etag);
+		r.level = (int)g->level;
+		r.functions = g->counts.functions;
+		r.inline_ranges = g->counts.inline_ranges;
+		r.line_rows = g->counts.line_rows;
+		r.size = g->out_size;
+		snprintf(r.sha, sizeof(r.sha), "%s", g->sha);
+	} else if (g->there_exists && ex->etag[0]) {
+		/* Left there: as it was seen (its ETag without quotes). */
+		snprintf(r.etag, sizeof(r.etag), "%.*s",
+			 (int)strcspn(ex->etag + (ex->etag[0] == '"'), "\""),
+			 ex->etag + (ex->etag[0] == '"'));
+		r.valid = ex->valid;
+		r.level = (int)ex->level;
+		r.functions = ex->counts.functions;
+		r.inline_ranges = ex->counts.inline_ranges;
+		r.line_rows = ex->counts.line_rows;
+		r.size = ex->size;
+		snprintf(r.sha, sizeof(r.sha), "%s", ex->sha);
+	} else {
+		return;
+	}
+	pthread_mutex_lock(&b->lock);
+	state_set_remote(&b->state, g->key, &r);
+	pthread_mutex_unlock(&b->lock);
 }

@@ -285,31 +285,58 @@ ssize_t state_add_input(struct state *s, const char *path, uint64_t size, int64_
 	return state_copy_input(s, (size_t)idx, s->saved, (size_t)i) ? -ENOMEM : idx;
 }
 
-int state_set_output(struct state *s, const char *key, int level, bool dynsym_only)
+/* The output entry of key, made (level -1) if there is none; NULL out of memory. */
+static struct state_output *output_entry(struct state *s, const char *key)
 {
 	ssize_t i = index_find(s, &s->output_index, output_key, key);
+	struct state_output *o;
 
-	if (i >= 0) {
-		s->outputs[i].level = level;
-		s->outputs[i].dynsym_only = dynsym_only;
-		return 0;
-	}
+	if (i >= 0)
+		return &s->outputs[i];
 	if (s->noutputs == s->cap_outputs) {
 		size_t cap = s->cap_outputs ? s->cap_outputs * 2 : 64;
 		void *p = realloc(s->outputs, cap * sizeof(*s->outputs));
 
 		if (!p)
-			return -ENOMEM;
+			return NULL;
 		s->outputs = p;
 		s->cap_outputs = cap;
 	}
-	snprintf(s->outputs[s->noutputs].key, sizeof(s->outputs[0].key), "%s", key);
-	s->outputs[s->noutputs].level = level;
-	s->outputs[s->noutputs].dynsym_only = dynsym_only;
+	o = &s->outputs[s->noutputs];
+	*o = (struct state_output){ .level = -1 };
+	snprintf(o->key, sizeof(o->key), "%s", key);
 	if (index_add(s, &s->output_index, output_key, s->noutputs, s->noutputs + 1))
-		return -ENOMEM;
+		return NULL;
 	s->noutputs++;
+	return o;
+}
+
+int state_set_output(struct state *s, const char *key, int level, bool dynsym_only)
+{
+	struct state_output *o = output_entry(s, key);
+
+	if (!o)
+		return -ENOMEM;
+	o->level = level;
+	o->dynsym_only = dynsym_only;
 	return 0;
+}
+
+int state_set_remote(struct state *s, const char *key, const struct state_remote *r)
+{
+	struct state_output *o = output_entry(s, key);
+
+	if (!o)
+		return -ENOMEM;
+	o->remote = *r;
+	return 0;
+}
+
+const struct state_remote *state_remote(const struct state *s, const char *key)
+{
+	ssize_t i = s ? index_find(s, &s->output_index, output_key, key) : -1;
+
+	return i >= 0 && s->outputs[i].remote.etag[0] ? &s->outputs[i].remote : NULL;
 }
 
 int state_output_level(const struct state *s, const char *key)
@@ -464,9 +491,16 @@ static void write_state(FILE *f, void *ctx)
 
 	fprintf(f, "%s\n", STATE_MAGIC);
 	/* In key order, whatever order the conversions finished in. */
-	for (size_t i = 0; i < s->noutputs; i++)
-		fprintf(f, "O\t%s\t%d\t%s\n", sv->outs[i]->key, sv->outs[i]->level,
-			sv->outs[i]->dynsym_only ? "d" : "-");
+	for (size_t i = 0; i < s->noutputs; i++) {
+		const struct state_output *o = sv->outs[i];
+		const struct state_remote *r = &o->remote;
+
+		fprintf(f, "O\t%s\t%d\t%s\n", o->key, o->level, o->dynsym_only ? "d" : "-");
+		if (r->etag[0])
+			fprintf(f, "R\t%s\t%s\t%d\t%d\t%zu\t%zu\t%zu\t%llu\t%s\n", o->key, r->etag,
+				r->valid, r->level, r->functions, r->inline_ranges, r->line_rows,
+				(unsigned long long)r->size, r->sha[0] ? r->sha : "-");
+	}
 	for (size_t i = 0, k = 0, j = 0; i < s->ninputs; i++) {
 		const struct state_input *in = &s->inputs[i];
 		size_t end = k, skip_end = j;
@@ -510,6 +544,23 @@ int state_save(struct state *s, const char *path)
 	return err;
 }
 
+/* An "R" line's fields (state_save): what was at the key in the bucket. */
+static int load_remote(struct state *s, char **field)
+{
+	struct state_remote r = { .valid = atoi(field[3]) != 0, .level = atoi(field[4]) };
+
+	if (strlen(field[2]) >= sizeof(r.etag) || strlen(field[9]) >= sizeof(r.sha))
+		return -EINVAL;
+	snprintf(r.etag, sizeof(r.etag), "%s", field[2]);
+	r.functions = strtoull(field[5], NULL, 10);
+	r.inline_ranges = strtoull(field[6], NULL, 10);
+	r.line_rows = strtoull(field[7], NULL, 10);
+	r.size = strtoull(field[8], NULL, 10);
+	if (strcmp(field[9], "-"))
+		snprintf(r.sha, sizeof(r.sha), "%s", field[9]);
+	return state_set_remote(s, field[1], &r);
+}
+
 void state_load(struct state *s, const char *path, bool ignore)
 {
 	struct state *old;
@@ -525,13 +576,16 @@ void state_load(struct state *s, const char *path, bool ignore)
 	    strncmp(line, STATE_MAGIC "\n", sizeof(STATE_MAGIC)))
 		goto bad;
 	while (getline(&line, &cap, f) > 0) {
-		char *field[9], *save = NULL, *t;
+		char *field[11], *save = NULL, *t;
 		int n = 0;
 
 		line[strcspn(line, "\n")] = '\0';
-		for (t = strtok_r(line, "\t", &save); t && n < 9; t = strtok_r(NULL, "\t", &save))
+		for (t = strtok_r(line, "\t", &save); t && n < 11; t = strtok_r(NULL, "\t", &save))
 			field[n++] = t;
-		if (n == 4 && !strcmp(field[0], "O")) {
+		if (n == 10 && !strcmp(field[0], "R")) {
+			if (!lidia_store_build_id_valid(field[1]) || load_remote(old, field))
+				goto bad;
+		} else if (n == 4 && !strcmp(field[0], "O")) {
 			if (!lidia_store_build_id_valid(field[1]) ||
 			    state_set_output(old, field[1], atoi(field[2]), !strcmp(field[3], "d")))
 				goto bad;

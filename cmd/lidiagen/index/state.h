@@ -58,10 +58,25 @@ struct state_part {
  * batch_internal.h; 0: nothing to symbolize, no output), and whether only
  * exported symbols (.dynsym) gave it, which is warned about every run.
  */
+/*
+ * What was last seen at an output's key in a bucket: the object's ETag
+ * (without quotes; "": nothing recorded) and what its metadata said it
+ * holds. A listing that shows the same ETag there again needs no HEAD.
+ */
+struct state_remote {
+	char etag[80];
+	bool valid; /* lidiagen's metadata */
+	int level;
+	size_t functions, inline_ranges, line_rows;
+	uint64_t size;
+	char sha[65];
+};
+
 struct state_output {
 	char key[LIDIA_KEY_MAX];
-	int level;
+	int level; /* -1: not known (only the remote object) */
 	bool dynsym_only;
+	struct state_remote remote;
 };
 
 /*
@@ -115,6 +130,12 @@ struct state {
 };
 
 #define STATE_DUPLICATE (-2)
+
+/* Record what is at key's output in the bucket now; 0 or -ENOMEM. */
+int state_set_remote(struct state *s, const char *key, const struct state_remote *r);
+
+/* What the state recorded at key's output in the bucket; NULL: nothing (or s NULL). */
+const struct state_remote *state_remote(const struct state *s, const char *key);
 
 void state_init(struct state *s);
 void state_release(struct state *s);

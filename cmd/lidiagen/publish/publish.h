@@ -61,11 +61,13 @@ bool publish_listed_same(const struct publish *p, const char *key, const void *b
 
 /*
  * What the bucket holds at key: *exists, and in ex what our metadata says
- * (ex->valid: it is ours; else level NONE, and it is to be replaced). On
- * failure a negative errno and one line in err (the key, S3's code).
+ * (ex->valid: it is ours; else level NONE, and it is to be replaced). known
+ * (may be NULL): what an earlier run saw there (--state); when the listing
+ * shows the same ETag and size at key, it is what is there, without a HEAD.
+ * On failure a negative errno and one line in err (the key, S3's code).
  */
-int publish_probe(struct publish *p, const char *key, struct existing *ex, bool *exists, char *err,
-		  size_t err_size);
+int publish_probe(struct publish *p, const char *key, const struct existing *known,
+		  struct existing *ex, bool *exists, char *err, size_t err_size);
 
 /* What became of a write (publish_write). */
 enum publish_outcome {

@@ -224,7 +224,8 @@ static void upload_one(struct upload *u, struct up_file *f)
 		f->status = UP_EXISTS;
 		f->existed = true;
 		say(f, "exists %s/%s: the same bytes", url, f->key);
-	} else if ((ret = publish_probe(o->bucket, f->key, &ex, &f->existed, err, sizeof(err)))) {
+	} else if ((ret = publish_probe(o->bucket, f->key, NULL, &ex, &f->existed, err,
+					sizeof(err)))) {
 		f->status = UP_FAILED;
 		f->not_sent = ret == -ECANCELED;
 		say(f, "%s", err);
