@@ -321,9 +321,9 @@ static void print_requests(struct publish *p)
 
 	publish_stats(p, &st);
 	fprintf(stderr,
-		"; %" PRIu64 " requests (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64
+		"; %" PRIu64 " request%s (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64
 		" GET, %" PRIu64 " retried), %.1f MiB sent",
-		st.requests, st.heads, st.puts, st.gets, st.retries,
+		st.requests, st.requests == 1 ? "" : "s", st.heads, st.puts, st.gets, st.retries,
 		(double)st.bytes_sent / (1 << 20));
 }
 

@@ -359,14 +359,14 @@ static size_t report(const struct upload *u)
 		error(NULL, "%s", why);
 	publish_stats(u->o->bucket, &st);
 	fprintf(stderr,
-		"lidiagen: %s%zu files: %zu %s, %zu %s, %zu exist; %zu failed; %" PRIu64
-		" requests (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64 " GET, %" PRIu64
+		"lidiagen: %s%zu file%s: %zu %s, %zu %s, %zu exist; %zu failed; %" PRIu64
+		" request%s (%" PRIu64 " HEAD, %" PRIu64 " PUT, %" PRIu64 " GET, %" PRIu64
 		" retried), %.1f MiB sent\n",
-		u->o->dry_run ? "dry run: " : "", u->nfiles, n[UP_UPLOADED],
-		u->o->dry_run ? "would be uploaded" : "uploaded", n[UP_REPLACED],
+		u->o->dry_run ? "dry run: " : "", u->nfiles, u->nfiles == 1 ? "" : "s",
+		n[UP_UPLOADED], u->o->dry_run ? "would be uploaded" : "uploaded", n[UP_REPLACED],
 		u->o->dry_run ? "would be replaced" : "replaced", n[UP_EXISTS],
-		n[UP_FAILED] + n[UP_PENDING], st.requests, st.heads, st.puts, st.gets, st.retries,
-		(double)st.bytes_sent / (1 << 20));
+		n[UP_FAILED] + n[UP_PENDING], st.requests, st.requests == 1 ? "" : "s", st.heads,
+		st.puts, st.gets, st.retries, (double)st.bytes_sent / (1 << 20));
 	return n[UP_FAILED] + n[UP_PENDING];
 }
 
