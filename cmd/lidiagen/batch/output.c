@@ -351,34 +351,38 @@ void output_survey(struct batch *b)
 	free(keys);
 }
 
+/* What the state keeps of ex, the object whose ETag is etag (quotes or not). */
+static void remote_of(const struct existing *ex, const char *etag, struct state_remote *r)
+{
+	etag += *etag == '"';
+	*r = (struct state_remote){
+		.valid = ex->valid,
+		.level = (int)ex->level,
+		.functions = ex->counts.functions,
+		.inline_ranges = ex->counts.inline_ranges,
+		.line_rows = ex->counts.line_rows,
+		.size = ex->size,
+	};
+	snprintf(r->etag, sizeof(r->etag), "%.*s", (int)strcspn(etag, "\""), etag);
+	snprintf(r->sha, sizeof(r->sha), "%s", ex->sha);
+}
+
 void output_remember(struct batch *b, struct group *g)
 {
-	struct state_remote r = { .valid = true };
-	const struct existing *ex = &g->there;
+	struct state_remote r;
 
 	if (!b->o->bucket || b->o->dry_run || g->status == ST_FAILED || g->status == ST_PENDING)
 		return;
 	if (g->put_etag[0]) {
-		/* Written now: what it holds is what was made. */
-		snprintf(r.etag, sizeof(r.etag), "%s", g->put_etag);
-		r.level = (int)g->level;
-		r.functions = g->counts.functions;
-		r.inline_ranges = g->counts.inline_ranges;
-		r.line_rows = g->counts.line_rows;
-		r.size = g->out_size;
-		snprintf(r.sha, sizeof(r.sha), "%s", g->sha);
-	} else if (g->there_exists && ex->etag[0]) {
-		/* Left there: as it was seen (its ETag without quotes). */
-		snprintf(r.etag, sizeof(r.etag), "%.*s",
-			 (int)strcspn(ex->etag + (ex->etag[0] == '"'), "\""),
-			 ex->etag + (ex->etag[0] == '"'));
-		r.valid = ex->valid;
-		r.level = (int)ex->level;
-		r.functions = ex->counts.functions;
-		r.inline_ranges = ex->counts.inline_ranges;
-		r.line_rows = ex->counts.line_rows;
-		r.size = ex->size;
-		snprintf(r.sha, sizeof(r.sha), "%s", ex->sha);
+		/* Written now: it holds what was made. */
+		struct existing made = {
+			.valid = true, .level = g->level, .counts = g->counts, .size = g->out_size
+		};
+
+		memcpy(made.sha, g->sha, sizeof(made.sha));
+		remote_of(&made, g->put_etag, &r);
+	} else if (g->there_exists && g->there.etag[0]) {
+		remote_of(&g->there, g->there.etag, &r); /* left there: as it was seen */
 	} else {
 		return;
 	}
