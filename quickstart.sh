@@ -8,16 +8,18 @@ set -eu
 cd "$(dirname "$0")"
 
 # Build dependencies: elfutils' libelf/libdw, LLVM's demangler (llvm-16-dev), the compression and
-# archive libraries the batch mode links, and libcurl and libexpat for publishing to S3.
+# archive libraries the batch mode links, libcurl and libexpat for publishing to S3, and
+# libdebuginfod for --debuginfod (its header; the library is loaded when first needed).
 BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchive-dev libyaml-dev
-	libzstd-dev libdeflate-dev liblzma-dev libcurl4-openssl-dev nettle-dev libexpat1-dev"
+	libzstd-dev libdeflate-dev liblzma-dev libcurl4-openssl-dev nettle-dev libexpat1-dev libdebuginfod-dev"
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
 # compilers and linkers for the test programs (gcc, g++, clang, lld, Go
-# 1.19), dwz, packagers for the batch tests (rpm, cpio, zip), the build
+# 1.19), dwz, debuginfod (the server t_debuginfod.sh fetches from), packagers for
+# the batch tests (rpm, cpio, zip), the build
 # systems of the plugins (cmake, ninja, Debian's Bazel 4), python3 for
 # Pyroscope's reader logic, botocore's SigV4 signer and awscli for the S3
 # tests (s3rver comes from npm: see install_s3rver).
-TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
+TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils debuginfod binutils llvm-16 clang lld golang-1.19-go file dwz rpm cpio zip
 	zstd cmake ninja-build bazel-bootstrap time"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with
 # Go 1.22 and 1.23 (Go 1.20+ inline-tree shapes, issue 14) from

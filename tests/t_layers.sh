@@ -40,6 +40,8 @@ breach "libcurl outside publish/" cmd/lidiagen/batch/convert.c '#include <curl/c
 	"cmd/lidiagen/batch/convert.c: includes <curl/curl.h>"
 breach "libcurl in the library" lib/store/store.c '#include <curl/curl.h>' \
 	"lib/store/store.c: includes <curl/curl.h>"
+breach "libdebuginfod in the library" lib/input/debug_find.c '#include <elfutils/debuginfod.h>' \
+	"lib/input/debug_find.c: includes <elfutils/debuginfod.h>"
 breach "libdw in lib/format" lib/format/reader.c '#include <elfutils/libdw.h>' \
 	"lib/format/reader.c: includes <elfutils/libdw.h>"
 breach "the library of the command" lib/input/spill.c '#include "usage.h"' \

@@ -9,6 +9,7 @@ order) and checked against LAYERS: a folder includes only from its own
 layer and from the layers it lists, so no arrow points back up and folders
 form no cycle. Units (a .c with the .h of the same name) form no include
 cycle either (NAME_internal.h is NAME.c's too). libcurl's headers are included in cmd/lidiagen/publish/ only,
+libdebuginfod's in cmd/lidiagen/util/ only (debuginfod.c loads it),
 libelf's and libdw's nowhere in lib/format and lib/base.
 
   tests/tools/check_layers.py [--graph] [--root DIR]
@@ -126,6 +127,9 @@ def main():
             if kind == "<":
                 if name.startswith("curl/") and not here.startswith("cmd/lidiagen/publish"):
                     breaches.append(f"{src}: includes <{name}>: libcurl belongs to cmd/lidiagen/publish/")
+                # Only --debuginfod fetches: the library never asks a server.
+                if name == "elfutils/debuginfod.h" and here != "cmd/lidiagen/util":
+                    breaches.append(f"{src}: includes <{name}>: libdebuginfod belongs to cmd/lidiagen/util/debuginfod.c")
                 if here in ("lib/format", "lib/base") and re.match(
                         r"(libelf|gelf|dwarf|libdw|libdwfl)\.h$|elfutils/", name):
                     breaches.append(f"{src}: includes <{name}>: {here} needs no libelf or libdw")

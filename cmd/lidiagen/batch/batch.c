@@ -23,6 +23,7 @@ void batch_release(struct batch *b)
 						b->groups[i].mapped[s]);
 		free(b->groups[i].message);
 		free(b->groups[i].warning);
+		free(b->groups[i].fetched_from);
 	}
 	free(b->groups);
 	problems_release(&b->failures);

@@ -27,6 +27,10 @@ struct batch_opts {
 	size_t nprefix_map;
 	bool recursive, follow_symlinks, force;
 	bool allow_dynsym_only; /* write a build ID whose only symbols are .dynsym's */
+	/* Ask debuginfod servers for what the inputs lack (batch/debuginfod_fetch.c). */
+	bool debuginfod;
+	const char *debuginfod_urls[16]; /* --debuginfod-url: DEBUGINFOD_URLS's instead */
+	size_t ndebuginfod_urls;
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;
 	unsigned jobs;	      /* 0: the number of cores */

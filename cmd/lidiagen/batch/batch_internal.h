@@ -120,6 +120,8 @@ struct group {
 	bool message_is_error;
 	bool said;     /* its error follows from an input's, said already: printed with -v only */
 	char *warning; /* a warning about it, printed before its message */
+	bool ask_debuginfod;	/* --debuginfod, and no image gives DWARF (group.c) */
+	char *fetched_from;	/* "debuginfod:URL": the debug file read came from there */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 	bool mapped[2];	   /* spilled: data is a mapping (lidia_archive_member.mapped) */
@@ -145,6 +147,7 @@ struct batch {
 	size_t dynsym_only;	      /* build IDs not written: only .dynsym to give */
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
+	bool debuginfod_down;	      /* a fetch failed for want of a server: none is asked again */
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
 	uint64_t bytes;	     /* of the inputs read */
 	struct problems failures; /* inputs that failed, for the manifest and the index */
@@ -234,6 +237,20 @@ void convert_group(struct batch *b, struct group *g);
 
 /* Free the group's loaded members, and give their bytes back to the budget. */
 void release_members(struct batch *b, struct group *g);
+
+/* ---- debuginfod_fetch.c: --debuginfod ---- */
+
+/*
+ * When the group asks the servers and the extraction into *bld found no
+ * DWARF, not even in a debug file on disk: its debug file fetched by the
+ * build ID of elfs[0] and, when it has that build ID, the extraction done
+ * again into a new *bld with it after elfs[0..n), as a debug file given
+ * beside the binary; g->fetched_from says where it came from. Not found
+ * or no server: one warning, and *bld stays as it is. 0 or the error of
+ * the new extraction.
+ */
+int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *elfs, size_t n,
+		    const struct lidia_extract_opts *opts, struct lidia_builder **bld);
 
 /* ---- output.c: the tree, the bucket or stdout ---- */
 

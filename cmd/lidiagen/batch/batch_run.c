@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "debuginfod.h"
 #include "cpus.h"
 #include "index.h"
 #include "names.h"
@@ -125,6 +126,17 @@ static int load_index(const struct batch_opts *o, struct index *ix)
 	return 0;
 }
 
+/* --debuginfod: the servers named and the library loaded before any thread starts (setenv). */
+static int start_debuginfod(const struct batch_opts *o)
+{
+	char why[512];
+	int err = dbgd_setup(o->debuginfod_urls, o->ndebuginfod_urls, why, sizeof(why));
+
+	if (err)
+		error(NULL, "%s", why);
+	return err;
+}
+
 int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 {
 	struct batch b;
@@ -138,6 +150,11 @@ int batch_run(const struct batch_opts *o, char **paths, size_t npaths)
 	if (o->index && load_index(o, &ix)) {
 		index_release(&ix);
 		return EXIT_FAILED;
+	}
+	if (o->debuginfod && (err = start_debuginfod(o))) {
+		if (o->index)
+			index_release(&ix);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	}
 	batch_init(&b, o);
 	if (state_path)

@@ -123,8 +123,9 @@ static void extract_group(struct group_read *gr)
 			    !(gr->err = check_key(gr, elfs[0], g->bin, 1)))) &&
 	    !(gr->err = open_part(gr->b, g, g->main, 0, &elfs[n++])) &&
 	    !(gr->err = check_key(gr, elfs[n - 1], g->main, 0)) &&
-	    !(gr->err = lidia_builder_new(&gr->bld)))
-		gr->err = lidia_extract(gr->bld, elfs, n, &opts, &g->st);
+	    !(gr->err = lidia_builder_new(&gr->bld)) &&
+	    !(gr->err = lidia_extract(gr->bld, elfs, n, &opts, &g->st)) && g->ask_debuginfod)
+		gr->err = extract_fetched(gr->b, g, elfs, n, &opts, &gr->bld);
 	/* The images are done with: their pages go before the tables are written. */
 	lidia_elf_close(elfs[0]);
 	lidia_elf_close(elfs[1]);
@@ -192,7 +193,7 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 static bool dynsym_only(const struct group *g)
 {
 	return g->poor && !g->st.dwarf_functions && !g->st.go_functions &&
-	       !g->st.used_minidebuginfo && !g->st.found_debug_file;
+	       !g->st.used_minidebuginfo && !g->st.found_debug_file && !g->fetched_from;
 }
 
 /*

@@ -79,6 +79,12 @@ static void written_line(const struct batch *b, struct group *g)
 {
 	const char *main = b->state.parts[g->main].path;
 	const char *bin = g->bin >= 0 ? b->state.parts[g->bin].path : NULL;
+
+	/* The debug file fetched is the second image, after the one the inputs gave. */
+	if (g->fetched_from) {
+		bin = bin ? bin : main;
+		main = g->fetched_from;
+	}
 	const char *verb =
 		g->verdict == V_WRITTEN && !b->o->bucket ? "wrote" : verdict_status(b, g);
 	char note[160];

@@ -83,6 +83,16 @@ static void predict(const struct batch *b, struct group *g)
 	g->poor = !rich(&s->parts[g->main]) && (g->bin < 0 || !rich(&s->parts[g->bin]));
 	g->known_level = unchanged ? last : -1;
 	g->known_dynsym = unchanged && state_output_dynsym_only(s->saved, g->key);
+	g->ask_debuginfod = b->o->debuginfod && !b->o->extract.no_dwarf &&
+			    !s->parts[g->main].info.has_dwarf &&
+			    (g->bin < 0 || !s->parts[g->bin].info.has_dwarf);
+	/* The servers may give DWARF: what the inputs gave last time bounds nothing. */
+	if (g->ask_debuginfod) {
+		g->predicted =
+			predicted_level(b->o, &(struct state_part){ .info.has_dwarf = true });
+		g->known_level = -1;
+		g->known_dynsym = false;
+	}
 }
 
 int make_groups(struct batch *b)

@@ -46,6 +46,10 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 			fputc(',', f);
 		json_str(f, b->state.parts[g->first + k].path);
 	}
+	if (g->fetched_from) {
+		fputc(',', f);
+		json_str(f, g->fetched_from);
+	}
 	fputc(']', f);
 	if (g->main >= 0)
 		fprintf(f, ",\"go\":%s", b->state.parts[g->main].info.has_go ? "true" : "false");

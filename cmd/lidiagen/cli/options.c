@@ -397,6 +397,13 @@ const struct opt_def convert_opts[] = {
 		 "/usr/lib/debug)"),
 	ROW_BOOL(0, "no-debug-search", extract.no_debug_search, CONTENT,
 		 "use only the files given"),
+	ROW_BOOL(0, "debuginfod", debuginfod, CONTENT,
+		 "a build ID whose inputs give no DWARF (nor a debug\n"
+		 "file found): its debug file from the debuginfod\n"
+		 "servers of DEBUGINFOD_URLS (at most -j at once)"),
+	ROW_LIST("debuginfod-url", "URL", debuginfod_urls, ndebuginfod_urls, 16, "servers", CONTENT,
+		 "a debuginfod server, instead of DEBUGINFOD_URLS's\n"
+		 "(repeatable; implies --debuginfod)"),
 	ROW_BOOL(0, "allow-dynsym-only", allow_dynsym_only, CONTENT,
 		 "write a build ID whose only symbols are the exported\n"
 		 "ones (.dynsym): by default it is not written, so that\n"
@@ -533,6 +540,14 @@ int option_apply(struct batch_opts *o, const struct opt_def *d, const char *valu
 	return d->set(o, d, d->kind == OPT_FLAG ? NULL : value, on, err, err_size);
 }
 
+/* Whether the variable holds more than blanks (an empty one counts as unset). */
+static bool env_has_words(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && v[strspn(v, " \t")];
+}
+
 int options_check(struct batch_opts *o, char *err, size_t err_size)
 {
 	if (o->store.layout == LIDIA_LAYOUT_TEMPLATE && !o->store.key_template) {
@@ -541,6 +556,13 @@ int options_check(struct batch_opts *o, char *err, size_t err_size)
 	}
 	o->debug_dirs[o->ndebug_dirs] = NULL;
 	o->extract.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL;
+	o->debuginfod |= o->ndebuginfod_urls > 0;
+	if (o->debuginfod && !o->ndebuginfod_urls && !env_has_words("DEBUGINFOD_URLS")) {
+		snprintf(err, err_size,
+			 "--debuginfod: no server: set DEBUGINFOD_URLS or give --debuginfod-url "
+			 "URL");
+		return -1;
+	}
 	o->prefix_map[o->nprefix_map] = NULL;
 	o->extract.prefix_map = o->nprefix_map ? o->prefix_map : NULL;
 	return 0;

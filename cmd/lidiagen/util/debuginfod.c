@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fetching debug files from debuginfod servers (debuginfod.h). */
+#include <dlfcn.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfod.h"
+
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
+#define DEBUGINFOD_NEEDED "--debuginfod needs " DEBUGINFOD_SONAME " (Debian: libdebuginfod1)"
+
+/* <elfutils/debuginfod.h> gives the types; the calls go through fns only. */
+#define DEBUGINFOD_FNS(X)                                                                          \
+	X(debuginfod_client *, begin, (void))                                                      \
+	X(int, find_debuginfo, (debuginfod_client *, const unsigned char *, int, char **))         \
+	X(void, set_progressfn, (debuginfod_client *, debuginfod_progressfn_t))                    \
+	X(const char *, get_url, (debuginfod_client *))                                            \
+	X(void, end, (debuginfod_client *))
+
+static struct {
+#define X(ret, name, args) ret(*name) args;
+	DEBUGINFOD_FNS(X)
+#undef X
+} fns;
+
+static int load_ret;
+static char load_why[256];
+
+static int load(void)
+{
+	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		const char *why = dlerror();
+
+		snprintf(load_why, sizeof(load_why), "%s%s%s", DEBUGINFOD_NEEDED, why ? ": " : "",
+			 why ? why : "");
+		return -ELIBACC;
+	}
+#define X(ret, name, args)                                                                         \
+	if (!(*(void **)&fns.name = dlsym(h, "debuginfod_" #name))) {                              \
+		snprintf(load_why, sizeof(load_why), "%s: the one found lacks debuginfod_%s",      \
+			 DEBUGINFOD_NEEDED, #name);                                                \
+		dlclose(h);                                                                        \
+		return -ELIBACC;                                                                   \
+	}
+	DEBUGINFOD_FNS(X)
+#undef X
+	return 0;
+}
+
+/* The URLs joined by spaces into DEBUGINFOD_URLS, as libdebuginfod reads them. */
+static int set_urls(const char *const *urls, size_t n)
+{
+	size_t len = 1;
+	char *all;
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(urls[i]) + 1;
+	if (!(all = calloc(1, len)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(all, " ");
+		strcat(all, urls[i]);
+	}
+	err = setenv("DEBUGINFOD_URLS", all, 1) ? -errno : 0;
+	free(all);
+	return err;
+}
+
+int dbgd_setup(const char *const *urls, size_t n, char *err, size_t err_size)
+{
+	const char *env;
+
+	if (n && set_urls(urls, n)) {
+		snprintf(err, err_size, "--debuginfod-url: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	env = getenv("DEBUGINFOD_URLS");
+	if (!env || !env[strspn(env, " \t")]) {
+		snprintf(err, err_size,
+			 "--debuginfod: no server: set DEBUGINFOD_URLS or give "
+			 "--debuginfod-url URL");
+		return -EINVAL;
+	}
+	/* libdebuginfod waits 90 s for a silent server (and without end for ""): too long for CI. */
+	env = getenv("DEBUGINFOD_TIMEOUT");
+	if (!env || !*env)
+		setenv("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT, 1);
+	if (!load_ret && !fns.begin)
+		load_ret = load();
+	if (load_ret)
+		snprintf(err, err_size, "%s", load_why);
+	return load_ret;
+}
+
+const char *dbgd_urls(void)
+{
+	const char *env = getenv("DEBUGINFOD_URLS");
+
+	return env ? env : "";
+}
+
+/*
+ * Called while a download moves: 0 goes on. Nothing to cut yet (a signal
+ * ends the run anyway); the timeout is libdebuginfod's. Without one set,
+ * libdebuginfod prints its own progress to stderr when DEBUGINFOD_PROGRESS
+ * is set, which would mix with the batch's lines.
+ */
+static int progress(debuginfod_client *c, long done, long total)
+{
+	(void)c;
+	(void)done;
+	(void)total;
+	return 0;
+}
+
+/*
+ * A cache hit has no URL of its own: the first server's, where a fetch
+ * would have gone first, so that a re-run's manifest says the same.
+ */
+static char *cached_url(const char *hex)
+{
+	const char *urls = dbgd_urls() + strspn(dbgd_urls(), " \t");
+	size_t len = strcspn(urls, " \t");
+	char *url;
+
+	while (len && urls[len - 1] == '/')
+		len--;
+	if (asprintf(&url, "%.*s/buildid/%s/debuginfo", (int)len, urls, hex) < 0)
+		return NULL;
+	return url;
+}
+
+int dbgd_fetch(const char *hex, struct dbgd_got *got)
+{
+	debuginfod_client *c;
+	const char *url;
+	char *path = NULL;
+	int fd;
+
+	memset(got, 0, sizeof(*got));
+	if (!fns.begin)
+		return -ELIBACC;
+	if (!(c = fns.begin()))
+		return -ENOMEM;
+	fns.set_progressfn(c, progress);
+	fd = fns.find_debuginfo(c, (const unsigned char *)hex, 0, &path);
+	if (fd < 0) {
+		fns.end(c);
+		return fd;
+	}
+	close(fd); /* the extraction opens the path itself, as a file found on disk */
+	got->path = path;
+	got->url = (url = fns.get_url(c)) ? strdup(url) : cached_url(hex);
+	fns.end(c);
+	if (!got->url) {
+		dbgd_got_free(got);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void dbgd_got_free(struct dbgd_got *got)
+{
+	free(got->path);
+	free(got->url);
+	got->path = got->url = NULL;
+}

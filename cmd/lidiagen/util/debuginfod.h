@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Debug files from debuginfod servers (--debuginfod), through elfutils'
+ * libdebuginfod, loaded on first use as publish/s3/curl_load.c loads
+ * libcurl: only a run that asks the servers carries the library. The
+ * servers are DEBUGINFOD_URLS's; the library keeps its own cache
+ * (DEBUGINFOD_CACHE_PATH) and timeout (DEBUGINFOD_TIMEOUT).
+ */
+#ifndef LIDIAGEN_DEBUGINFOD_H
+#define LIDIAGEN_DEBUGINFOD_H
+
+#include <stddef.h>
+
+/* The default DEBUGINFOD_TIMEOUT (seconds): libdebuginfod's 90 s is long for CI. */
+#define DEBUGINFOD_DEFAULT_TIMEOUT "30"
+
+/*
+ * Before any thread starts: DEBUGINFOD_URLS set to urls[0..n) (space
+ * separated) when n > 0, DEBUGINFOD_TIMEOUT to the default when unset; then
+ * the library loaded. 0, or -ELIBACC / -EINVAL (no URL at all) and one
+ * line in err.
+ */
+int dbgd_setup(const char *const *urls, size_t n, char *err, size_t err_size);
+
+/* What one fetch got. */
+struct dbgd_got {
+	char *path; /* the debug file, in the cache (malloc'd) */
+	char *url;  /* where it came from (malloc'd; the servers' list for a cache hit) */
+};
+
+/*
+ * /buildid/<hex>/debuginfo from the servers (or the cache): 0 and *got
+ * filled; -ENOENT when no server has it; another -errno when none could
+ * be asked or answered in time (-ETIME, -ECONNREFUSED...). One client per
+ * fetch: a client is not shared between threads.
+ */
+int dbgd_fetch(const char *hex, struct dbgd_got *got);
+
+/* The servers asked, as DEBUGINFOD_URLS lists them. */
+const char *dbgd_urls(void);
+
+void dbgd_got_free(struct dbgd_got *got);
+
+#endif

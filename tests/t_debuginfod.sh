@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Debug files from debuginfod servers (issue 25, part 1): --debuginfod and
+# --debuginfod-url against Debian's own debuginfod serving a directory of
+# debug files on 127.0.0.1 (DEBUGINFOD_CACHE_PATH in the scratch directory):
+#
+#   gcc -O2 -g -Wl,--build-id -o prog.full prog.c
+#   objcopy --only-keep-debug prog.full srv/prog.debug; strip -o prog prog.full
+#
+# (a) the stripped prog and --debuginfod-url give the bytes of prog with its
+#     debug file given beside it; the manifest's inputs and the -v line name
+#     the URL; --debuginfod with DEBUGINFOD_URLS (a cache hit) gives them too;
+# (b) a build ID the server lacks (a program with .symtab, no DWARF): one
+#     warning naming it, the symbols-only file as without --debuginfod, exit 0;
+# (c) a closed port: one line naming it, the rest converted, in under 20 s;
+# (d) a server that answers nothing (DEBUGINFOD_TIMEOUT=2): one line, the
+#     rest converted, in under 20 s;
+# (e) --debuginfod without any server: a usage error.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+if ! command -v debuginfod >/dev/null 2>&1; then
+	skip "debuginfod is not installed (Debian: debuginfod)"
+	exit 0
+fi
+for t in gcc objcopy strip cmp curl; do
+	need_tool "$t" "$t" || exit 0
+done
+w=$(scratch work)
+cd "$w" || exit 0
+export DEBUGINFOD_CACHE_PATH=$w/cache
+unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
+
+free_port() {
+	"$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+cat >prog.c <<'C'
+#include <stdio.h>
+static int __attribute__((noinline)) twice(int x) { return x * 2; }
+int main(int argc, char **argv) { printf("%d\n", twice(argc)); return 0; }
+C
+mkdir -p srv bin plain
+gcc -O2 -g -Wl,--build-id -o prog.full prog.c &&
+	objcopy --only-keep-debug prog.full srv/prog.debug && strip -o bin/prog prog.full &&
+	gcc -O2 -Wl,--build-id -DPLAIN -o plain/plain prog.c || {
+	not_ok "the test programs are built"
+	exit 0
+}
+ID=$(build_id bin/prog)
+PLAIN_ID=$(build_id plain/plain)
+
+# The server, and its first scan done (one file scanned).
+PORT=$(free_port)
+debuginfod -p "$PORT" -d "$w/db.sqlite" -F -t 0 -g 0 srv >server.log 2>&1 &
+pids+=($!)
+URL=http://127.0.0.1:$PORT
+for _ in $(seq 100); do
+	curl -sf "$URL/metrics" 2>/dev/null | grep -q '^scanned_files_total{source="file"} [1-9]' && break
+	sleep 0.1
+done
+if ! curl -sf -o /dev/null "$URL/buildid/$ID/debuginfo"; then
+	not_ok "debuginfod serves srv/prog.debug" "$(first_lines 10 server.log)"
+	exit 0
+fi
+
+# (a) the same bytes as the debug file given beside the binary.
+run direct "$LIDIAGEN" -q bin/prog srv/prog.debug -o direct --layout flat
+run fetched "$LIDIAGEN" -v bin/prog --debuginfod-url "$URL" -o fetched --layout flat \
+	--manifest fetched.json
+want=direct/$ID.lidia got=fetched/$ID.lidia
+if [ "$RC" -eq 0 ] && [ -s "$want" ] && cmp -s "$want" "$got"; then
+	ok "(a) --debuginfod-url: the bytes of the binary with its debug file given"
+else
+	not_ok "(a) --debuginfod-url: the bytes of the binary with its debug file given" \
+		"exit $RC" "$(first_lines 10 fetched.err)"
+fi
+from="debuginfod:$URL/buildid/$ID/debuginfo"
+if grep -qF "\"inputs\":[\"bin/prog\",\"$from\"]" fetched.json &&
+	cat fetched.out fetched.err | grep -qF "<- bin/prog, $from ("; then
+	ok "(a) the manifest's inputs and the -v line name the URL"
+else
+	not_ok "(a) the manifest's inputs and the -v line name the URL" \
+		"$(first_lines 5 fetched.json)" "$(first_lines 5 fetched.err)"
+fi
+DEBUGINFOD_URLS=$URL run cached "$LIDIAGEN" -q --debuginfod bin/prog -o cached --layout flat \
+	--manifest cached.json
+if [ "$RC" -eq 0 ] && cmp -s "$want" "cached/$ID.lidia" && grep -qF "\"$from\"" cached.json; then
+	ok "(a) --debuginfod with DEBUGINFOD_URLS, from the cache: the same bytes and URL"
+else
+	not_ok "(a) --debuginfod with DEBUGINFOD_URLS, from the cache: the same bytes and URL" \
+		"exit $RC" "$(first_lines 10 cached.err)"
+fi
+
+# (b) a build ID the server lacks: one warning, the inputs' symbols kept.
+run alone "$LIDIAGEN" -q plain/plain -o alone --layout flat
+run lacks "$LIDIAGEN" plain/plain --debuginfod-url "$URL" -o lacks --layout flat
+n=$(grep -c 'warning:' lacks.err)
+if [ "$RC" -eq 0 ] && [ "$n" -eq 1 ] &&
+	grep -q "$PLAIN_ID: no debug information on the debuginfod servers" lacks.err &&
+	[ -s "alone/$PLAIN_ID.lidia" ] && cmp -s "alone/$PLAIN_ID.lidia" "lacks/$PLAIN_ID.lidia"; then
+	ok "(b) a build ID the server lacks: one warning, the symbols-only file, exit 0"
+else
+	not_ok "(b) a build ID the server lacks: one warning, the symbols-only file, exit 0" \
+		"exit $RC, $n warnings" "$(first_lines 10 lacks.err)"
+fi
+
+# (c), (d): one line naming the server, the rest converted, in bounded time.
+unreachable() { # LABEL URL [ENV...]
+	local label=$1 url=$2 t0 t1 n
+	shift 2
+	rm -rf "$DEBUGINFOD_CACHE_PATH"
+	t0=$(date +%s)
+	run down env "$@" "$LIDIAGEN" bin/prog plain/plain --debuginfod-url "$url" -o down \
+		--layout flat
+	t1=$(date +%s)
+	n=$(grep -c "debuginfod: $url" down.err)
+	if [ "$RC" -eq 0 ] && [ "$n" -eq 1 ] && [ $((t1 - t0)) -lt 20 ] &&
+		cmp -s "alone/$PLAIN_ID.lidia" "down/$PLAIN_ID.lidia"; then
+		ok "$label: one line naming it, the rest converted, in $((t1 - t0)) s"
+	else
+		not_ok "$label: one line naming it, the rest converted, in under 20 s" \
+			"exit $RC, $n lines, $((t1 - t0)) s" "$(first_lines 10 down.err)"
+	fi
+}
+CLOSED=$(free_port)
+unreachable "(c) a closed port" "http://127.0.0.1:$CLOSED"
+
+SLOW=$(free_port)
+cat >slow.py <<'PY'
+import http.server, socketserver, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(60)
+    def log_message(self, *a):
+        pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+"$PYTHON" slow.py "$SLOW" &
+pids+=($!)
+for _ in $(seq 50); do
+	"$PYTHON" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' \
+		"$SLOW" 2>/dev/null && break
+	sleep 0.1
+done
+unreachable "(d) a server that answers nothing (DEBUGINFOD_TIMEOUT=2)" "http://127.0.0.1:$SLOW" \
+	DEBUGINFOD_TIMEOUT=2
+
+# (e) no server to ask.
+run none "$LIDIAGEN" -q --debuginfod bin/prog -o none
+if [ "$RC" -eq 2 ] && grep -q "DEBUGINFOD_URLS" none.err; then
+	ok "(e) --debuginfod without a server: a usage error naming DEBUGINFOD_URLS"
+else
+	not_ok "(e) --debuginfod without a server: a usage error naming DEBUGINFOD_URLS" \
+		"exit $RC" "$(first_lines 5 none.err)"
+fi
