@@ -14,7 +14,11 @@
 # (c) a closed port: one line naming it, the rest converted, in under 20 s;
 # (d) a server that answers nothing (DEBUGINFOD_TIMEOUT=2): one line, the
 #     rest converted, in under 20 s;
-# (e) --debuginfod without any server: a usage error.
+# (e) --debuginfod without any server: a usage error;
+# (f) dwz: p1 and p2 share a supplementary file (dwz -m alt.debug), served
+#     too: stripped p1 and --debuginfod-url, alt.debug moved away, give the
+#     bytes of p1 with its debug file and alt.debug at hand; the manifest
+#     names both URLs; nothing is left in TMPDIR.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -22,7 +26,7 @@ if ! command -v debuginfod >/dev/null 2>&1; then
 	skip "debuginfod is not installed (Debian: debuginfod)"
 	exit 0
 fi
-for t in gcc objcopy strip cmp curl; do
+for t in gcc objcopy strip cmp curl dwz; do
 	need_tool "$t" "$t" || exit 0
 done
 w=$(scratch work)
@@ -48,16 +52,40 @@ gcc -O2 -g -Wl,--build-id -o prog.full prog.c &&
 	not_ok "the test programs are built"
 	exit 0
 }
+# (f)'s programs: one inline function and one struct, shared through alt.debug.
+cat >common.h <<'C'
+struct big { int a, b, c; double d[4]; };
+static inline int __attribute__((always_inline)) mix(struct big *p, int x)
+{ return p->a * x + p->b - p->c + (int)p->d[x & 3]; }
+C
+for n in 1 2; do
+	cat >p$n.c <<C
+#include <stdio.h>
+#include "common.h"
+static int __attribute__((noinline)) f$n(struct big *p, int x) { return mix(p, x) + $n; }
+int main(int argc, char **argv)
+{ struct big b = { argc, 2, 3, { 1, 2, 3, 4 } }; printf("%d\\n", f$n(&b, argc)); return 0; }
+C
+	gcc -O2 -g -Wl,--build-id -o p$n.full p$n.c || exit 0
+done
+if ! dwz -m "$w/alt.debug" -M "$w/alt.debug" p1.full p2.full >dwz.log 2>&1; then
+	not_ok "(f) dwz -m makes a supplementary file" "$(first_lines 5 dwz.log)"
+	exit 0
+fi
+for n in 1 2; do
+	objcopy --only-keep-debug p$n.full srv/p$n.debug && strip -o bin/p$n p$n.full || exit 0
+done
+cp alt.debug srv/alt.debug
 ID=$(build_id bin/prog)
 PLAIN_ID=$(build_id plain/plain)
 
-# The server, and its first scan done (one file scanned).
+# The server, and its first scan done (the four files scanned).
 PORT=$(free_port)
 debuginfod -p "$PORT" -d "$w/db.sqlite" -F -t 0 -g 0 srv >server.log 2>&1 &
 pids+=($!)
 URL=http://127.0.0.1:$PORT
 for _ in $(seq 100); do
-	curl -sf "$URL/metrics" 2>/dev/null | grep -q '^scanned_files_total{source="file"} [1-9]' && break
+	curl -sf "$URL/metrics" 2>/dev/null | grep -q '^scanned_files_total{source="file"} [4-9]' && break
 	sleep 0.1
 done
 if ! curl -sf -o /dev/null "$URL/buildid/$ID/debuginfo"; then
@@ -156,4 +184,22 @@ if [ "$RC" -eq 2 ] && grep -q "DEBUGINFOD_URLS" none.err; then
 else
 	not_ok "(e) --debuginfod without a server: a usage error naming DEBUGINFOD_URLS" \
 		"exit $RC" "$(first_lines 5 none.err)"
+fi
+
+# (f) a dwz file named by the debug file fetched is fetched too.
+P1=$(build_id bin/p1)
+ALT=$(build_id srv/alt.debug)
+run dwz_direct "$LIDIAGEN" -q bin/p1 srv/p1.debug -o dwz_direct --layout flat
+mv alt.debug alt.moved
+mkdir -p tmp
+TMPDIR=$w/tmp run dwz_fetched "$LIDIAGEN" bin/p1 --debuginfod-url "$URL" -o dwz_fetched \
+	--layout flat --manifest dwz.json
+mv alt.moved alt.debug
+if [ "$RC" -eq 0 ] && [ -s "dwz_direct/$P1.lidia" ] &&
+	cmp -s "dwz_direct/$P1.lidia" "dwz_fetched/$P1.lidia" && ! grep -q "warning:" dwz_fetched.err &&
+	grep -qF "\"debuginfod:$URL/buildid/$ALT/debuginfo\"" dwz.json && [ -z "$(ls tmp)" ]; then
+	ok "(f) dwz: its supplementary file fetched too, the same bytes, both URLs named, TMPDIR clean"
+else
+	not_ok "(f) dwz: its supplementary file fetched too, the same bytes, both URLs named, TMPDIR clean" \
+		"exit $RC; tmp: $(ls tmp)" "$(first_lines 10 dwz_fetched.err)" "$(first_lines 3 dwz.json)"
 fi

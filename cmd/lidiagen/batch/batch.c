@@ -12,6 +12,7 @@
 
 #include "batch_internal.h"
 #include "cpus.h"
+#include "debuginfod.h"
 #include "memory.h"
 #include "usage.h"
 
@@ -24,8 +25,11 @@ void batch_release(struct batch *b)
 		free(b->groups[i].message);
 		free(b->groups[i].warning);
 		free(b->groups[i].fetched_from);
+		free(b->groups[i].fetched_alt);
 	}
 	free(b->groups);
+	if (b->alt_dir[0])
+		dbgd_links_remove(b->alt_dir);
 	problems_release(&b->failures);
 	state_release(&b->state);
 	budget_destroy(&b->budget);

@@ -122,6 +122,7 @@ struct group {
 	char *warning; /* a warning about it, printed before its message */
 	bool ask_debuginfod;	/* --debuginfod, and no image gives DWARF (group.c) */
 	char *fetched_from;	/* "debuginfod:URL": the debug file read came from there */
+	char *fetched_alt;	/* "debuginfod:URL": and the dwz file it names */
 	unsigned char *data[2]; /* loaded archive members of main and bin */
 	size_t size[2];
 	bool mapped[2];	   /* spilled: data is a mapping (lidia_archive_member.mapped) */
@@ -148,6 +149,8 @@ struct batch {
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
 	bool debuginfod_down;	      /* a fetch failed for want of a server: none is asked again */
+	char alt_dir
+		[4096]; /* "": none yet; else the dwz files fetched, by build ID (a debug root) */
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
 	uint64_t bytes;	     /* of the inputs read */
 	struct problems failures; /* inputs that failed, for the manifest and the index */

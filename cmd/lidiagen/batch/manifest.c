@@ -50,6 +50,10 @@ static void print_group(FILE *f, const struct batch *b, const struct group *g)
 		fputc(',', f);
 		json_str(f, g->fetched_from);
 	}
+	if (g->fetched_alt) {
+		fputc(',', f);
+		json_str(f, g->fetched_alt);
+	}
 	fputc(']', f);
 	if (g->main >= 0)
 		fprintf(f, ",\"go\":%s", b->state.parts[g->main].info.has_go ? "true" : "false");

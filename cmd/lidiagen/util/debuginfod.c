@@ -3,12 +3,16 @@
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <ftw.h>
+#include <gelf.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "debuginfod.h"
+#include "open_regular.h"
 
 #define DEBUGINFOD_SONAME "libdebuginfod.so.1"
 #define DEBUGINFOD_NEEDED "--debuginfod needs " DEBUGINFOD_SONAME " (Debian: libdebuginfod1)"
@@ -172,4 +176,88 @@ void dbgd_got_free(struct dbgd_got *got)
 	free(got->path);
 	free(got->url);
 	got->path = got->url = NULL;
+}
+
+/* The contents of the section named name, or NULL. */
+static Elf_Data *section_named(Elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(n, name))
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/* .gnu_debugaltlink: the file's name, NUL, then its build ID's bytes. */
+static int altlink_of(Elf *e, char *hex, size_t hex_size)
+{
+	Elf_Data *d = section_named(e, ".gnu_debugaltlink");
+	const unsigned char *p, *nul;
+	size_t idlen;
+
+	if (!d || !d->d_buf || !d->d_size || !(nul = memchr(d->d_buf, 0, d->d_size)))
+		return 0;
+	p = nul + 1;
+	idlen = d->d_size - (size_t)(p - (const unsigned char *)d->d_buf);
+	if (!idlen || idlen > 64 || 2 * idlen + 1 > hex_size)
+		return 0;
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", p[i]);
+	return 1;
+}
+
+int dbgd_altlink_id(const char *path, char *hex, size_t hex_size)
+{
+	int fd = open_regular(path), found = 0;
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL); /* pread: no mapping that could fault */
+	if (e && elf_kind(e) == ELF_K_ELF)
+		found = altlink_of(e, hex, hex_size);
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
+int dbgd_link_by_id(const char *dir, const char *hex, const char *target)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	/* Another group fetched the same dwz file first: its link serves both. */
+	if (symlink(target, path) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
+void dbgd_links_remove(const char *dir)
+{
+	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 }

@@ -41,4 +41,19 @@ const char *dbgd_urls(void);
 
 void dbgd_got_free(struct dbgd_got *got);
 
+/*
+ * The build ID (hex) of the dwz supplementary file that the debug file at
+ * path names (.gnu_debugaltlink): 1 and hex set, 0 when it names none.
+ */
+int dbgd_altlink_id(const char *path, char *hex, size_t hex_size);
+
+/*
+ * Beside the fetched dwz file at target, a link dir/.build-id/xx/yyyy.debug
+ * to it, as the library looks for one under a debug root. 0 or -errno.
+ */
+int dbgd_link_by_id(const char *dir, const char *hex, const char *target);
+
+/* The directory made for dbgd_link_by_id, and all in it, removed. */
+void dbgd_links_remove(const char *dir);
+
 #endif
