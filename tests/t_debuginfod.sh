@@ -18,7 +18,9 @@
 # (f) dwz: p1 and p2 share a supplementary file (dwz -m alt.debug), served
 #     too: stripped p1 and --debuginfod-url, alt.debug moved away, give the
 #     bytes of p1 with its debug file and alt.debug at hand; the manifest
-#     names both URLs; nothing is left in TMPDIR.
+#     names both URLs; nothing is left in TMPDIR;
+# (g) -j 2 over six build IDs a server answers slowly (404 after 0.5 s):
+#     never more than two requests at once, one warning each.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -202,4 +204,51 @@ if [ "$RC" -eq 0 ] && [ -s "dwz_direct/$P1.lidia" ] &&
 else
 	not_ok "(f) dwz: its supplementary file fetched too, the same bytes, both URLs named, TMPDIR clean" \
 		"exit $RC; tmp: $(ls tmp)" "$(first_lines 10 dwz_fetched.err)" "$(first_lines 3 dwz.json)"
+fi
+
+# (g) at most -j fetches at once.
+mkdir -p many
+for n in 1 2 3 4 5 6; do
+	{ cat prog.c && echo "int variant = $n;"; } >many/m$n.c
+	gcc -O2 -Wl,--build-id -o many/m$n many/m$n.c || exit 0
+done
+COUNT=$(free_port)
+cat >count.py <<'PY'
+import http.server, socketserver, sys, threading, time
+lock, now, most = threading.Lock(), [0], [0]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+            open(sys.argv[2], "w").write("%d\n" % most[0])
+        time.sleep(0.5)
+        with lock:
+            now[0] -= 1
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+"$PYTHON" count.py "$COUNT" "$w/most" &
+pids+=($!)
+for _ in $(seq 50); do
+	"$PYTHON" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' \
+		"$COUNT" 2>/dev/null && break
+	sleep 0.1
+done
+rm -rf "$DEBUGINFOD_CACHE_PATH"
+run bounded "$LIDIAGEN" -j 2 many/m1 many/m2 many/m3 many/m4 many/m5 many/m6 \
+	--debuginfod-url "http://127.0.0.1:$COUNT" -o bounded --layout flat
+most=$(cat most 2>/dev/null)
+n=$(grep -c "no debug information on the debuginfod servers" bounded.err)
+if [ "$RC" -eq 0 ] && [ "${most:-0}" -ge 1 ] && [ "${most:-0}" -le 2 ] && [ "$n" -eq 6 ]; then
+	ok "(g) -j 2: at most $most requests at once, one warning for each of 6 build IDs"
+else
+	not_ok "(g) -j 2: at most 2 requests at once, one warning for each of 6 build IDs" \
+		"exit $RC, at most ${most:-?} at once, $n warnings" "$(first_lines 10 bounded.err)"
 fi

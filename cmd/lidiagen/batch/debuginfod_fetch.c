@@ -78,6 +78,35 @@ static struct lidia_elf *open_fetched(struct batch *b, const struct dbgd_got *go
 	return d;
 }
 
+/* What the progress line shows while a fetch moves. */
+struct fetching {
+	struct batch *b;
+	const char *hex;
+};
+
+static int fetch_moves(void *ctx, long done, long total)
+{
+	const struct fetching *f = ctx;
+	char what[160];
+
+	if (total > 0)
+		snprintf(what, sizeof(what), "debuginfod %s: %ld of %ld KiB", f->hex, done >> 10,
+			 total >> 10);
+	else
+		snprintf(what, sizeof(what), "debuginfod %s: %ld KiB", f->hex, done >> 10);
+	pthread_mutex_lock(&f->b->lock);
+	progress_input(f->b, what);
+	pthread_mutex_unlock(&f->b->lock);
+	return 0; /* DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXTIME bound it */
+}
+
+static int fetch(struct batch *b, const char *hex, struct dbgd_got *got)
+{
+	struct fetching f = { .b = b, .hex = hex };
+
+	return dbgd_fetch(hex, &(struct dbgd_progress){ .fn = fetch_moves, .ctx = &f }, got);
+}
+
 /* The run's debug root of fetched dwz files, made on first use (under the lock). */
 static int alt_dir(struct batch *b)
 {
@@ -108,7 +137,7 @@ static bool fetch_alt(struct batch *b, struct group *g, const char *path)
 
 	if (!dbgd_altlink_id(path, hex, sizeof(hex)) || servers_down(b))
 		return false;
-	if ((err = dbgd_fetch(hex, &got))) {
+	if ((err = fetch(b, hex, &got))) {
 		fetch_failed(b, hex, err);
 		return false;
 	}
@@ -167,7 +196,7 @@ int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *e
 
 	if (!lacks_dwarf(g) || lidia_elf_build_id(elfs[0], hex, sizeof(hex)) || servers_down(b))
 		return 0;
-	if ((err = dbgd_fetch(hex, &got))) {
+	if ((err = fetch(b, hex, &got))) {
 		fetch_failed(b, hex, err);
 		return 0;
 	}

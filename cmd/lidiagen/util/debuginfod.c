@@ -23,6 +23,8 @@
 	X(int, find_debuginfo, (debuginfod_client *, const unsigned char *, int, char **))         \
 	X(void, set_progressfn, (debuginfod_client *, debuginfod_progressfn_t))                    \
 	X(const char *, get_url, (debuginfod_client *))                                            \
+	X(void, set_user_data, (debuginfod_client *, void *))                                      \
+	X(void *, get_user_data, (debuginfod_client *))                                            \
 	X(void, end, (debuginfod_client *))
 
 static struct {
@@ -112,17 +114,15 @@ const char *dbgd_urls(void)
 }
 
 /*
- * Called while a download moves: 0 goes on. Nothing to cut yet (a signal
- * ends the run anyway); the timeout is libdebuginfod's. Without one set,
- * libdebuginfod prints its own progress to stderr when DEBUGINFOD_PROGRESS
- * is set, which would mix with the batch's lines.
+ * Called while a download moves: the caller's function, which may cut it
+ * (non-zero). Without one of ours, libdebuginfod prints its own progress to
+ * stderr when DEBUGINFOD_PROGRESS is set, across the batch's lines.
  */
 static int progress(debuginfod_client *c, long done, long total)
 {
-	(void)c;
-	(void)done;
-	(void)total;
-	return 0;
+	const struct dbgd_progress *p = fns.get_user_data(c);
+
+	return p && p->fn ? p->fn(p->ctx, done, total) : 0;
 }
 
 /*
@@ -142,7 +142,7 @@ static char *cached_url(const char *hex)
 	return url;
 }
 
-int dbgd_fetch(const char *hex, struct dbgd_got *got)
+int dbgd_fetch(const char *hex, const struct dbgd_progress *p, struct dbgd_got *got)
 {
 	debuginfod_client *c;
 	const char *url;
@@ -154,6 +154,7 @@ int dbgd_fetch(const char *hex, struct dbgd_got *got)
 		return -ELIBACC;
 	if (!(c = fns.begin()))
 		return -ENOMEM;
+	fns.set_user_data(c, (void *)p);
 	fns.set_progressfn(c, progress);
 	fd = fns.find_debuginfo(c, (const unsigned char *)hex, 0, &path);
 	if (fd < 0) {

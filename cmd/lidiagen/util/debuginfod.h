@@ -28,13 +28,20 @@ struct dbgd_got {
 	char *url;  /* where it came from (malloc'd; the servers' list for a cache hit) */
 };
 
+/* Told how a download goes (bytes so far, of total; 0: unknown); non-zero cuts it. */
+struct dbgd_progress {
+	int (*fn)(void *ctx, long done, long total);
+	void *ctx;
+};
+
 /*
- * /buildid/<hex>/debuginfo from the servers (or the cache): 0 and *got
+ * /buildid/<hex>/debuginfo from the servers (or the cache), p told as it
+ * goes (p may be NULL): 0 and *got
  * filled; -ENOENT when no server has it; another -errno when none could
  * be asked or answered in time (-ETIME, -ECONNREFUSED...). One client per
  * fetch: a client is not shared between threads.
  */
-int dbgd_fetch(const char *hex, struct dbgd_got *got);
+int dbgd_fetch(const char *hex, const struct dbgd_progress *p, struct dbgd_got *got);
 
 /* The servers asked, as DEBUGINFOD_URLS lists them. */
 const char *dbgd_urls(void);
