@@ -13,7 +13,8 @@
 #     warning naming it, the symbols-only file as without --debuginfod, exit 0;
 # (c) a closed port: one line naming it, the rest converted, in under 20 s;
 # (d) a server that answers nothing (DEBUGINFOD_TIMEOUT=2): one line, the
-#     rest converted, in under 20 s;
+#     rest converted, in under 20 s; each request tried twice, not three
+#     times (DEBUGINFOD_RETRY_LIMIT defaults to 1 here);
 # (e) --debuginfod without any server: a usage error;
 # (f) dwz: p1 and p2 share a supplementary file (dwz -m alt.debug), served
 #     too: stripped p1 and --debuginfod-url, alt.debug moved away, give the
@@ -162,6 +163,8 @@ cat >slow.py <<'PY'
 import http.server, socketserver, sys, time
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        with open(sys.argv[2], "a") as f:
+            f.write(self.path + "\n")
         time.sleep(60)
     def log_message(self, *a):
         pass
@@ -169,7 +172,7 @@ class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
-"$PYTHON" slow.py "$SLOW" &
+"$PYTHON" slow.py "$SLOW" "$w/slow.log" &
 pids+=($!)
 for _ in $(seq 50); do
 	"$PYTHON" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' \
@@ -178,6 +181,14 @@ for _ in $(seq 50); do
 done
 unreachable "(d) a server that answers nothing (DEBUGINFOD_TIMEOUT=2)" "http://127.0.0.1:$SLOW" \
 	DEBUGINFOD_TIMEOUT=2
+# Tried twice, not libdebuginfod's three times: DEBUGINFOD_RETRY_LIMIT defaults to 1.
+tries=$(sort slow.log 2>/dev/null | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')
+if [ "$tries" = "2 " ]; then
+	ok "(d) a silent server is tried twice for each build ID asked (DEBUGINFOD_RETRY_LIMIT 1)"
+else
+	not_ok "(d) a silent server is tried twice for each build ID asked (DEBUGINFOD_RETRY_LIMIT 1)" \
+		"requests per path: ${tries:-none}" "$(cat slow.log 2>/dev/null)"
+fi
 
 # (e) no server to ask.
 run none "$LIDIAGEN" -q --debuginfod bin/prog -o none

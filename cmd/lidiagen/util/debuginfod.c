@@ -80,6 +80,15 @@ static int set_urls(const char *const *urls, size_t n)
 	return err;
 }
 
+/* name set to value unless it is set (an empty variable counts as unset). */
+static void default_env(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		setenv(name, value, 1);
+}
+
 int dbgd_setup(const char *const *urls, size_t n, char *err, size_t err_size)
 {
 	const char *env;
@@ -95,10 +104,9 @@ int dbgd_setup(const char *const *urls, size_t n, char *err, size_t err_size)
 			 "--debuginfod-url URL");
 		return -EINVAL;
 	}
-	/* libdebuginfod waits 90 s for a silent server (and without end for ""): too long for CI. */
-	env = getenv("DEBUGINFOD_TIMEOUT");
-	if (!env || !*env)
-		setenv("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT, 1);
+	/* libdebuginfod's own defaults (and "" is no limit at all) hold a CI step for minutes. */
+	default_env("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT);
+	default_env("DEBUGINFOD_RETRY_LIMIT", DEBUGINFOD_DEFAULT_RETRY_LIMIT);
 	if (!load_ret && !fns.begin)
 		load_ret = load();
 	if (load_ret)

@@ -11,12 +11,18 @@
 
 #include <stddef.h>
 
-/* The default DEBUGINFOD_TIMEOUT (seconds): libdebuginfod's 90 s is long for CI. */
-#define DEBUGINFOD_DEFAULT_TIMEOUT "30"
+/*
+ * The defaults of DEBUGINFOD_TIMEOUT (seconds) and DEBUGINFOD_RETRY_LIMIT:
+ * libdebuginfod tries a silent server 1 + 2 times for 90 s each, 4.5
+ * minutes of a CI step; these give it up after 2 x 15 s.
+ */
+#define DEBUGINFOD_DEFAULT_TIMEOUT "15"
+#define DEBUGINFOD_DEFAULT_RETRY_LIMIT "1"
 
 /*
  * Before any thread starts: DEBUGINFOD_URLS set to urls[0..n) (space
- * separated) when n > 0, DEBUGINFOD_TIMEOUT to the default when unset; then
+ * separated) when n > 0, DEBUGINFOD_TIMEOUT and DEBUGINFOD_RETRY_LIMIT to
+ * the defaults when unset; then
  * the library loaded. 0, or -ELIBACC / -EINVAL (no URL at all) and one
  * line in err.
  */
