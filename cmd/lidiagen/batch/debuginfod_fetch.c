@@ -57,7 +57,7 @@ static void fetch_failed(struct batch *b, const char *hex, int err)
 /* The fetched file, opened; refused (NULL, a warning) when it has another build ID. */
 static struct lidia_elf *open_fetched(struct batch *b, const struct dbgd_got *got, const char *hex)
 {
-	char id[LIDIA_KEY_MAX];
+	char id[LIDIA_KEY_MAX] = "";
 	struct lidia_elf *d;
 	int err;
 
@@ -69,8 +69,8 @@ static struct lidia_elf *open_fetched(struct batch *b, const struct dbgd_got *go
 	}
 	if (lidia_elf_build_id(d, id, sizeof(id)) || strcmp(id, hex)) {
 		pthread_mutex_lock(&b->lock);
-		batch_warning(b, NULL, "%s: build ID %s where %s was asked for, not used", got->url,
-			      id, hex);
+		batch_warning(b, NULL, "%s: build ID '%s' where %s was asked for, not used",
+			      got->url, id, hex);
 		pthread_mutex_unlock(&b->lock);
 		lidia_elf_close(d);
 		return NULL;

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <ftw.h>
 #include <gelf.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "debuginfod.h"
