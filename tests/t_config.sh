@@ -242,7 +242,7 @@ else
 fi
 # And each of its commented-out examples is a valid setting too.
 sed -n 's/^# \([a-z][a-z-]*:.*\)$/\1/p' "$def" | grep -E "^($(echo $opts | tr ' ' '|')):" |
-	grep -v -E '^(output|manifest|state|layout-template|index):' >examples.yaml
+	grep -v -E '^(output|manifest|state|layout-template|index|build-ids):' >examples.yaml
 crun ex --config examples.yaml -r in/bin -o outEx
 if [ "$RC" -eq 0 ]; then
 	ok "config/lidiagen.yaml: its commented-out examples parse too ($(grep -c . examples.yaml) keys)"

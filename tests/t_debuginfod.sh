@@ -21,7 +21,11 @@
 #     bytes of p1 with its debug file and alt.debug at hand; the manifest
 #     names both URLs; nothing is left in TMPDIR;
 # (g) -j 2 over six build IDs a server answers slowly (404 after 0.5 s):
-#     never more than two requests at once, one warning each.
+#     never more than two requests at once, one warning each;
+# (h) --build-id ID alone (no PATH): its executable and debug file fetched,
+#     the bytes of the binary with its debug file; --build-ids FILE too;
+# (i) a build ID the servers lack: one line naming it, exit 1, the others
+#     converted; (j) one that is no build ID: a usage error.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -79,6 +83,7 @@ for n in 1 2; do
 	objcopy --only-keep-debug p$n.full srv/p$n.debug && strip -o bin/p$n p$n.full || exit 0
 done
 cp alt.debug srv/alt.debug
+cp bin/prog srv/prog # the executable too, for --build-id (h)
 ID=$(build_id bin/prog)
 PLAIN_ID=$(build_id plain/plain)
 
@@ -88,7 +93,7 @@ debuginfod -p "$PORT" -d "$w/db.sqlite" -F -t 0 -g 0 srv >server.log 2>&1 &
 pids+=($!)
 URL=http://127.0.0.1:$PORT
 for _ in $(seq 100); do
-	curl -sf "$URL/metrics" 2>/dev/null | grep -q '^scanned_files_total{source="file"} [4-9]' && break
+	curl -sf "$URL/metrics" 2>/dev/null | grep -q '^scanned_files_total{source="file"} [5-9]' && break
 	sleep 0.1
 done
 if ! curl -sf -o /dev/null "$URL/buildid/$ID/debuginfo"; then
@@ -262,4 +267,28 @@ if [ "$RC" -eq 0 ] && [ "${most:-0}" -ge 1 ] && [ "${most:-0}" -le 2 ] && [ "$n"
 else
 	not_ok "(g) -j 2: at most 2 requests at once, one warning for each of 6 build IDs" \
 		"exit $RC, at most ${most:-?} at once, $n warnings" "$(first_lines 10 bounded.err)"
+fi
+
+# (h)-(j): by build ID alone, from the server of (a) (prog and prog.debug).
+rm -rf "$DEBUGINFOD_CACHE_PATH"
+run byid "$LIDIAGEN" --build-id "$ID" --debuginfod-url "$URL" -o byid --layout flat
+if [ "$RC" -eq 0 ] && cmp -s "$want" "byid/$ID.lidia"; then
+	ok "(h) --build-id alone: executable and debug file fetched, the bytes of both given"
+else
+	not_ok "(h) --build-id alone: the bytes of both given" "exit $RC" "$(first_lines 10 byid.err)"
+fi
+printf '# seen by the profiler\n%s\n\n  %s  \n' "$PLAIN_ID" "$ID" >ids.txt
+run byfile "$LIDIAGEN" --build-ids ids.txt --debuginfod-url "$URL" -o byfile --layout flat
+if [ "$RC" -eq 1 ] && cmp -s "$want" "byfile/$ID.lidia" &&
+	[ "$(grep -c "^lidiagen: $PLAIN_ID: not on the debuginfod servers" byfile.err)" -eq 1 ]; then
+	ok "(i) --build-ids FILE: the one served converted, the one lacking one line, exit 1"
+else
+	not_ok "(i) --build-ids FILE: the one served converted, the one lacking one line, exit 1" \
+		"exit $RC" "$(first_lines 10 byfile.err)"
+fi
+run badid "$LIDIAGEN" --build-id xyz --debuginfod-url "$URL" -o badid
+if [ "$RC" -eq 2 ] && grep -q "'xyz' is not a build ID" badid.err; then
+	ok "(j) --build-id that is no build ID: a usage error"
+else
+	not_ok "(j) --build-id that is no build ID: a usage error" "exit $RC" "$(cat badid.err)"
 fi

@@ -31,6 +31,10 @@ struct batch_opts {
 	bool debuginfod;
 	const char *debuginfod_urls[16]; /* --debuginfod-url: DEBUGINFOD_URLS's instead */
 	size_t ndebuginfod_urls;
+	/* --build-id, --build-ids: inputs fetched from the servers by build ID alone (by_build_id.c) */
+	const char *build_ids[64];
+	size_t nbuild_ids;
+	const char *build_ids_file;
 	const char *include[64], *exclude[64];
 	size_t ninclude, nexclude;
 	unsigned jobs;	      /* 0: the number of cores */

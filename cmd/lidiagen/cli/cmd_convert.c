@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "by_build_id.h"
 #include "cli.h"
 #include "config.h"
 #include "options.h"
@@ -319,11 +320,33 @@ static int open_bucket(struct batch_opts *o)
 	return EXIT_FAILED;
 }
 
+/* --build-id, --build-ids: the files fetched from debuginfod, converted as inputs given. */
+static int run_by_build_id(struct batch_opts *o)
+{
+	struct fetched f;
+	char err[512];
+	int ret = fetch_build_ids(o, &f, err, sizeof(err));
+
+	if (ret == -1)
+		return usage_error("convert", "%s", err);
+	if (ret) {
+		error(NULL, "%s", err);
+		return EXIT_FAILED;
+	}
+	o->debuginfod = false; /* asked already, for both files of each build ID */
+	ret = f.n ? batch_run(o, f.paths, f.n) : EXIT_FAILED;
+	if (f.failed && ret == EXIT_OK)
+		ret = EXIT_FAILED;
+	fetched_free(&f);
+	return ret;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct batch_opts o;
 	const char *config;
 	char err[512];
+	bool by_id;
 	int ret;
 
 	options_defaults(&o);
@@ -334,8 +357,13 @@ int cmd_convert(int argc, char **argv)
 		return ret;
 	if (options_check(&o, err, sizeof(err)))
 		return usage_error("convert", "%s", err);
-	if (optind >= argc && !o.index)
+	by_id = o.nbuild_ids || o.build_ids_file;
+	if (optind >= argc && !o.index && !by_id)
 		return usage_error("convert", "no input given");
+	if ((optind < argc || o.index) && by_id)
+		return usage_error("convert",
+				   "--build-id takes no PATH nor --index: the inputs are "
+				   "the debuginfod servers'");
 	if (optind < argc && o.index)
 		return usage_error("convert", "--index takes no PATH: the inputs are the index's");
 	if (!o.out_dir)
@@ -345,6 +373,11 @@ int cmd_convert(int argc, char **argv)
 	if (s3_is_url(o.out_dir) && (ret = open_bucket(&o)) >= 0)
 		return ret;
 	install_log();
+	if (by_id) {
+		ret = run_by_build_id(&o);
+		publish_close(o.bucket, NULL);
+		return ret;
+	}
 	if ((ret = stdin_input(argv + optind, (size_t)(argc - optind), err, sizeof(err)))) {
 		publish_close(o.bucket, NULL);
 		if (ret == -1)

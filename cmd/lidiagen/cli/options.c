@@ -404,6 +404,13 @@ const struct opt_def convert_opts[] = {
 	ROW_LIST("debuginfod-url", "URL", debuginfod_urls, ndebuginfod_urls, 16, "servers", CONTENT,
 		 "a debuginfod server, instead of DEBUGINFOD_URLS's\n"
 		 "(repeatable; implies --debuginfod)"),
+	ROW_LIST("build-id", "ID", build_ids, nbuild_ids, 64, "build IDs", INPUTS,
+		 "convert build ID ID from the debuginfod servers alone:\n"
+		 "its executable and debug file fetched (repeatable;\n"
+		 "implies --debuginfod; no PATH then)"),
+	ROW_STRING(0, "build-ids", "FILE", build_ids_file, INPUTS,
+		   "as --build-id, for each build ID in FILE (one a line,\n"
+		   "'#' comments; '-': standard input)"),
 	ROW_BOOL(0, "allow-dynsym-only", allow_dynsym_only, CONTENT,
 		 "write a build ID whose only symbols are the exported\n"
 		 "ones (.dynsym): by default it is not written, so that\n"
@@ -556,7 +563,7 @@ int options_check(struct batch_opts *o, char *err, size_t err_size)
 	}
 	o->debug_dirs[o->ndebug_dirs] = NULL;
 	o->extract.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL;
-	o->debuginfod |= o->ndebuginfod_urls > 0;
+	o->debuginfod |= o->ndebuginfod_urls > 0 || o->nbuild_ids || o->build_ids_file;
 	if (o->debuginfod && !o->ndebuginfod_urls && !env_has_words("DEBUGINFOD_URLS")) {
 		snprintf(err, err_size,
 			 "--debuginfod: no server: set DEBUGINFOD_URLS or give --debuginfod-url "

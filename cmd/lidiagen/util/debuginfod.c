@@ -21,6 +21,7 @@
 #define DEBUGINFOD_FNS(X)                                                                          \
 	X(debuginfod_client *, begin, (void))                                                      \
 	X(int, find_debuginfo, (debuginfod_client *, const unsigned char *, int, char **))         \
+	X(int, find_executable, (debuginfod_client *, const unsigned char *, int, char **))        \
 	X(void, set_progressfn, (debuginfod_client *, debuginfod_progressfn_t))                    \
 	X(const char *, get_url, (debuginfod_client *))                                            \
 	X(void, set_user_data, (debuginfod_client *, void *))                                      \
@@ -137,7 +138,7 @@ static int progress(debuginfod_client *c, long done, long total)
  * A cache hit has no URL of its own: the first server's, where a fetch
  * would have gone first, so that a re-run's manifest says the same.
  */
-static char *cached_url(const char *hex)
+static char *cached_url(const char *hex, const char *kind)
 {
 	const char *urls = dbgd_urls() + strspn(dbgd_urls(), " \t");
 	size_t len = strcspn(urls, " \t");
@@ -145,12 +146,18 @@ static char *cached_url(const char *hex)
 
 	while (len && urls[len - 1] == '/')
 		len--;
-	if (asprintf(&url, "%.*s/buildid/%s/debuginfo", (int)len, urls, hex) < 0)
+	if (asprintf(&url, "%.*s/buildid/%s/%s", (int)len, urls, hex, kind) < 0)
 		return NULL;
 	return url;
 }
 
 int dbgd_fetch(const char *hex, const struct dbgd_progress *p, struct dbgd_got *got)
+{
+	return dbgd_fetch_kind(hex, false, p, got);
+}
+
+int dbgd_fetch_kind(const char *hex, bool executable, const struct dbgd_progress *p,
+		    struct dbgd_got *got)
 {
 	debuginfod_client *c;
 	const char *url;
@@ -164,14 +171,17 @@ int dbgd_fetch(const char *hex, const struct dbgd_progress *p, struct dbgd_got *
 		return -ENOMEM;
 	fns.set_user_data(c, (void *)p);
 	fns.set_progressfn(c, progress);
-	fd = fns.find_debuginfo(c, (const unsigned char *)hex, 0, &path);
+	fd = executable ? fns.find_executable(c, (const unsigned char *)hex, 0, &path)
+			: fns.find_debuginfo(c, (const unsigned char *)hex, 0, &path);
 	if (fd < 0) {
 		fns.end(c);
 		return fd;
 	}
 	close(fd); /* the extraction opens the path itself, as a file found on disk */
 	got->path = path;
-	got->url = (url = fns.get_url(c)) ? strdup(url) : cached_url(hex);
+	got->url = (url = fns.get_url(c))
+			   ? strdup(url)
+			   : cached_url(hex, executable ? "executable" : "debuginfo");
 	fns.end(c);
 	if (!got->url) {
 		dbgd_got_free(got);

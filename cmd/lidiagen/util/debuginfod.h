@@ -9,6 +9,7 @@
 #ifndef LIDIAGEN_DEBUGINFOD_H
 #define LIDIAGEN_DEBUGINFOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -48,6 +49,10 @@ struct dbgd_progress {
  * fetch: a client is not shared between threads.
  */
 int dbgd_fetch(const char *hex, const struct dbgd_progress *p, struct dbgd_got *got);
+
+/* As dbgd_fetch, or with executable /buildid/<hex>/executable. */
+int dbgd_fetch_kind(const char *hex, bool executable, const struct dbgd_progress *p,
+		    struct dbgd_got *got);
 
 /* The servers asked, as DEBUGINFOD_URLS lists them. */
 const char *dbgd_urls(void);
