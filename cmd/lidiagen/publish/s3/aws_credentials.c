@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The credentials, from the first source that has them, in the AWS chain's
- * order: the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
- * AWS_SESSION_TOKEN); else the profile's keys, in the credentials file
- * first, then in the config file (a profile that gets them another way,
- * by a role, SSO or a process, is refused); else the instance's role, from
- * the instance metadata service (imds.c) unless AWS_EC2_METADATA_DISABLED.
+ * order (botocore's): the environment (AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN); the profile's role to
+ * assume from a source (refused: not had yet); a web identity
+ * (STS's AssumeRoleWithWebIdentity, sts.c); SSO (refused); the profile's keys in the credentials file;
+ * its credential_process (refused); its keys in the config file; the
+ * instance's role, from the instance metadata service (imds.c) unless
+ * AWS_EC2_METADATA_DISABLED. A source named but not had is refused rather
+ * than skipped: the next one would be some other identity.
  * They are checked, copied once into the config, and never put in a
  * message.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aws_credentials.h"
+#include "sts.h"
 #include "aws_util.h"
 #include "imds.h"
 
@@ -86,27 +92,136 @@ static int creds_from_file(struct load *ld, const struct aws_file *f)
 	return ret ? ret : 1;
 }
 
-/* 1 when the profile has keys (the credentials file's first), 0 when it has none. */
-static int creds_from_profile(struct load *ld)
+/* A key of the profile: the config file's, else the credentials file's (the CLI merges them). */
+static const char *profile_key(const struct load *ld, enum setting s)
+{
+	const char *v = ld->files[FILE_CONFIG].set[s];
+
+	return v ? v : ld->files[FILE_CREDENTIALS].set[s];
+}
+
+/* A source of the AWS chain that lidiagen lacks, named by the profile: refused, not skipped. */
+static int refuse(struct load *ld, const char *how)
 {
 	char q[80];
+
+	return aws_fail(ld, -ENOTSUP,
+			"AWS profile '%s' gets its credentials by %s, which lidiagen does not: "
+			"export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+			"(aws configure export-credentials)",
+			aws_shown(ld->profile, q, sizeof(q)), how);
+}
+
+/* The profile's role to assume with another profile's or source's credentials. */
+static int creds_assume_role(struct load *ld)
+{
+	if (!profile_key(ld, SET_ROLE_ARN))
+		return 0;
+	if (profile_key(ld, SET_SOURCE_PROFILE))
+		return refuse(ld, "role_arn with source_profile");
+	if (profile_key(ld, SET_CREDENTIAL_SOURCE))
+		return refuse(ld, "role_arn with credential_source");
+	return 0;
+}
+
+static int creds_sso(struct load *ld)
+{
+	if (profile_key(ld, SET_SSO_SESSION))
+		return refuse(ld, "sso_session");
+	return profile_key(ld, SET_SSO_START_URL) ? refuse(ld, "sso_start_url") : 0;
+}
+
+static int creds_process(struct load *ld)
+{
+	return profile_key(ld, SET_CREDENTIAL_PROCESS) ? refuse(ld, "credential_process") : 0;
+}
+
+/* Temporary credentials got from a source into c->creds, got's copies wiped. */
+static int creds_take(struct load *ld, struct s3_credentials *got, const char *from)
+{
+	int ret = creds_set(ld, got->access_key, got->secret_key, got->session_token, from);
+
+	ld->c->creds.expires = got->expires;
+	aws_free_secret(got->access_key);
+	aws_free_secret(got->secret_key);
+	aws_free_secret(got->session_token);
+	return ret;
+}
+
+/* The web identity token: the file's content, without the line end an editor adds. */
+static int read_token(struct load *ld, const char *path, char **out)
+{
+	enum { TOKEN_MAX = 64 * 1024 }; /* AWS takes 20,000 bytes at most */
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	char *buf = calloc(1, TOKEN_MAX + 1), q[160];
+	ssize_t n = -1;
+
+	if (fd >= 0 && buf)
+		n = read(fd, buf, TOKEN_MAX + 1);
+	e = fd < 0 || n < 0 ? errno : !buf ? ENOMEM : n > TOKEN_MAX ? EFBIG : n == 0 ? ENODATA : 0;
+	if (fd >= 0)
+		close(fd);
+	while (!e && n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	if (!e && n) {
+		*out = buf;
+		return 0;
+	}
+	aws_free_secret(buf);
+	aws_shown(path, q, sizeof(q));
+	return aws_fail(ld, e ? -e : -ENODATA, "web identity: token file '%s': %s", q,
+			e == EFBIG ? "larger than 64 KiB"
+			: e	   ? strerror(e)
+				   : "empty");
+}
+
+/* The role's session name: the one given, else one that says who and when, as botocore's. */
+static void session_name(const char *given, char *buf, size_t size)
+{
+	if (given)
+		snprintf(buf, size, "%s", given);
+	else
+		snprintf(buf, size, "lidiagen-%lld", (long long)time(NULL));
+}
+
+/*
+ * AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN and AWS_ROLE_SESSION_NAME,
+ * each else the profile's web_identity_token_file, role_arn,
+ * role_session_name (botocore takes them one by one so); 1 when they gave
+ * credentials, 0 when there is no token file.
+ */
+static int creds_web_identity(struct load *ld)
+{
+	const char *file = aws_env("AWS_WEB_IDENTITY_TOKEN_FILE"), *arn = aws_env("AWS_ROLE_ARN"),
+		   *name = aws_env("AWS_ROLE_SESSION_NAME");
+	struct s3_credentials got = { 0 };
+	struct sts_call call = { .endpoint = ld->c->sts_endpoint, .region = ld->c->region };
+	char sess[80], why[512], q[200];
 	int ret;
 
-	for (int i = 0; i < FILE_COUNT; i++) {
-		const char *other = ld->files[i].unsupported;
-
-		if (other)
-			return aws_fail(
-				ld, -ENOTSUP,
-				"AWS profile '%s' gets its credentials by %s, which lidiagen "
-				"does not: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
-				"(aws configure export-credentials)",
-				aws_shown(ld->profile, q, sizeof(q)), other);
-	}
-	for (int i = 0; i < FILE_COUNT; i++)
-		if ((ret = creds_from_file(ld, &ld->files[i])))
-			return ret;
-	return 0;
+	file = file ? file : profile_key(ld, SET_WEB_IDENTITY_TOKEN_FILE);
+	arn = arn ? arn : profile_key(ld, SET_ROLE_ARN);
+	name = name ? name : profile_key(ld, SET_ROLE_SESSION_NAME);
+	if (!file)
+		return 0;
+	if (!arn)
+		return aws_fail(ld, -EINVAL,
+				"web identity: a token file but no role (AWS_ROLE_ARN or the "
+				"profile's role_arn)");
+	session_name(name, sess, sizeof(sess));
+	call.role_arn = arn;
+	call.session_name = sess;
+	if ((ret = read_token(ld, file, (char **)&call.web_token)))
+		return ret;
+	ret = sts_assume(&call, &got, why, sizeof(why));
+	aws_free_secret((char *)call.web_token);
+	if (ret)
+		return aws_fail(ld, ret, "web identity: %s", why);
+	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "web identity");
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "(role %s from %s)",
+		 aws_shown(arn, q, sizeof(q)), ld->c->sts_endpoint);
+	ret = creds_take(ld, &got, "STS");
+	return ret ? ret : 1;
 }
 
 /* 1 when the instance's role gave credentials, 0 (and why in why) when not. */
@@ -136,7 +251,11 @@ int aws_find_credentials(struct load *ld)
 	char why[256], q[80];
 	int ret;
 
-	if ((ret = creds_from_env(ld)) || (ret = creds_from_profile(ld)) ||
+	/* The AWS CLI's order (botocore's credentials.py). */
+	if ((ret = creds_from_env(ld)) || (ret = creds_assume_role(ld)) ||
+	    (ret = creds_web_identity(ld)) || (ret = creds_sso(ld)) ||
+	    (ret = creds_from_file(ld, &ld->files[FILE_CREDENTIALS])) ||
+	    (ret = creds_process(ld)) || (ret = creds_from_file(ld, &ld->files[FILE_CONFIG])) ||
 	    (ret = creds_from_imds(ld, why, sizeof(why))))
 		return ret < 0 ? ret : 0;
 	return aws_fail(ld, -ENOKEY,

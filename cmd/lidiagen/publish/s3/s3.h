@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ---- aws_*.c: settings and credentials (aws_config.c has the order) ---- */
 
@@ -45,6 +46,7 @@ struct s3_overrides {
 
 struct s3_credentials {
 	char *access_key, *secret_key, *session_token; /* session_token may be NULL */
+	time_t expires;	 /* temporary credentials: when they end; 0: they do not */
 	char source[64]; /* "environment", "profile NAME", "instance metadata": never the secret */
 	/* For -v, more of the source: "in PATH" (a profile's), "(role NAME at URL)" (IMDS's), "" */
 	char where[PATH_MAX + 96];
@@ -56,6 +58,7 @@ struct s3_config {
 	char *region;	 /* AWS_REGION, AWS_DEFAULT_REGION, profile, --region; else us-east-1 */
 	char *endpoint;	 /* scheme://host[:port][/path] without trailing '/'; NULL: AWS's */
 	bool path_style; /* https://ENDPOINT/BUCKET/KEY rather than https://BUCKET.ENDPOINT/KEY */
+	char *sts_endpoint; /* for roles: AWS_ENDPOINT_URL_STS..., else AWS's regional one */
 	struct s3_credentials creds;
 	/* retries: at most max_attempts tries per request, within max_retry_seconds in all */
 	unsigned max_attempts;

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The credentials chain's temporary sources (cmd/lidiagen/publish/s3/
+# aws_credentials.c, sts.c), each publishing one small ELF to
+# tests/tools/fake_s3.py, which also plays STS and the container agent on
+# 127.0.0.1 and accepts the credentials it issued until they expire: a web
+# identity (AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN, or the profile's
+# keys) through AssumeRoleWithWebIdentity; STS's refusal said with its
+# code; the chain's order when several sources are set. No secret is ever
+# printed, and nothing reaches a metadata address.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+. "$TESTS_LIB/fake_s3.sh"
+
+L=$LIDIAGEN
+w=$(scratch work)
+fake_s3_env "$w"
+ARN=arn:aws:iam::123456789012:role/ci-publisher JWT=eyJhbGciOi.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJl
+
+mkdir -p "$w/in"
+printf 'int main(void) { return 0; }\n' >"$w/m.c"
+bid=0x44444444444444444444444444444444
+if ! gcc -O2 -g -Wl,--build-id=$bid -o "$w/in/m" "$w/m.c" 2>"$w/cc.err"; then
+	not_ok "creds: the test program builds" "$(cat "$w/cc.err")"
+	exit 0
+fi
+key=symbolizer/anonymous/${bid#0x}
+
+fake_s3_start "$w/srv" --access-key AKIDSTATICKEY0001 --secret-key static-secret --bucket rel \
+	--region us-east-1 --web-identity-token "$JWT" --role-arn "$ARN" --container-token 'Bearer c0nt41ner'
+E=(--endpoint-url "$FAKE_S3_URL")
+printf '%s\n' "$JWT" >"$w/token"
+unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
+
+# srv_log FIELD=VALUE...: how many logged requests have those fields (JSON values).
+srv_log() {
+	fake_s3_ctl GET log | "$S3_PYTHON" -c '
+import json, sys
+want = [a.split("=", 1) for a in sys.argv[1:]]
+print(sum(1 for r in json.load(sys.stdin) if all(json.dumps(r.get(k)) == v for k, v in want)))
+' "$@"
+}
+
+# published NAME PREFIX: the run NAME exited 0 and the object is under PREFIX.
+published() {
+	[ "$RC" -eq 0 ] && fake_s3_object rel "$2/$key" "$w/got" && [ -s "$w/got" ]
+}
+
+# ---- web identity from the environment ----
+fake_s3_clear_log
+run "$w/wi" env AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ROLE_ARN="$ARN" \
+	AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" "$L" -v -r "$w/in" -o s3://rel/wi "${E[@]}"
+if published wi wi && grep -q "credentials: web identity (role $ARN" "$w/wi.err" &&
+	[ "$(srv_log creds='"sts"' action='"AssumeRoleWithWebIdentity"' status=200 signed=false)" = 1 ] &&
+	[ "$(srv_log method='"PUT"' access_key='"ASIAFAKEWITH00000001"')" -ge 1 ] &&
+	! grep -qF "$JWT" "$w/wi.err" "$w/wi.out"; then
+	ok "web identity (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN): one unsigned AssumeRoleWithWebIdentity, the object PUT with the issued keys, -v names the source, no token printed"
+else
+	not_ok "web identity from the environment" "exit $RC" "$(first_lines 8 "$w/wi.err")" \
+		"$(fake_s3_ctl GET log | head -c 1500)"
+fi
+
+# ---- web identity from the profile, STS's endpoint from its "sts =" block ----
+cat >"$w/config" <<EOC
+[profile irsa]
+region = us-east-1
+role_arn = $ARN
+web_identity_token_file = $w/token
+role_session_name = from-profile
+sts =
+  endpoint_url = $FAKE_S3_URL/_sts
+EOC
+fake_s3_clear_log
+run "$w/wip" env AWS_CONFIG_FILE="$w/config" AWS_PROFILE=irsa "$L" -v -r "$w/in" -o s3://rel/wip "${E[@]}"
+if published wip wip && grep -q "credentials: web identity" "$w/wip.err" &&
+	[ "$(srv_log action='"AssumeRoleWithWebIdentity"' status=200 session_name='"from-profile"')" = 1 ]; then
+	ok "web identity from the profile (role_arn, web_identity_token_file, role_session_name, sts = endpoint_url)"
+else
+	not_ok "web identity from the profile" "exit $RC" "$(first_lines 8 "$w/wip.err")"
+fi
+
+# ---- STS refuses: its code and message said, nothing else tried ----
+printf 'not-the-token\n' >"$w/badtoken"
+fake_s3_clear_log
+run "$w/wibad" env AWS_WEB_IDENTITY_TOKEN_FILE="$w/badtoken" AWS_ROLE_ARN="$ARN" \
+	AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" "$L" -r "$w/in" -o s3://rel/wibad "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "web identity: AssumeRoleWithWebIdentity returned AccessDenied: " "$w/wibad.err" &&
+	! grep -q "not-the-token" "$w/wibad.err" && [ "$(fake_s3_count PUT)" = 0 ]; then
+	ok "web identity refused: 'web identity: AssumeRoleWithWebIdentity returned AccessDenied: ...', no PUT, no token printed"
+else
+	not_ok "web identity refused" "exit $RC" "$(first_lines 5 "$w/wibad.err")"
+fi
+
+# ---- a token file but no role ----
+run "$w/wirole" env AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" \
+	"$L" -r "$w/in" -o s3://rel/x "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "AWS_ROLE_ARN" "$w/wirole.err"; then
+	ok "web identity without a role: said so (AWS_ROLE_ARN)"
+else
+	not_ok "web identity without a role" "exit $RC" "$(first_lines 5 "$w/wirole.err")"
+fi
+
+# ---- the order: the environment's keys before a web identity; a web identity before the profile's keys ----
+printf '[default]\naws_access_key_id = AKIDSTATICKEY0001\naws_secret_access_key = static-secret\n' >"$w/credentials"
+run "$w/ord1" env AWS_ACCESS_KEY_ID=AKIDSTATICKEY0001 AWS_SECRET_ACCESS_KEY=static-secret \
+	AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ROLE_ARN="$ARN" AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" \
+	"$L" -v -r "$w/in" -o s3://rel/ord1 "${E[@]}"
+r1=$RC
+run "$w/ord2" env AWS_SHARED_CREDENTIALS_FILE="$w/credentials" \
+	AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ROLE_ARN="$ARN" AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" \
+	"$L" -v -r "$w/in" -o s3://rel/ord2 "${E[@]}"
+if [ "$r1" -eq 0 ] && grep -q "credentials: environment" "$w/ord1.err" &&
+	[ "$RC" -eq 0 ] && grep -q "credentials: web identity" "$w/ord2.err"; then
+	ok "chain order: the environment's keys before a web identity, a web identity before the credentials file"
+else
+	not_ok "chain order (environment, web identity, credentials file)" "exits $r1 $RC" \
+		"$(first_lines 4 "$w/ord1.err")" "$(first_lines 4 "$w/ord2.err")"
+fi
