@@ -115,3 +115,54 @@ else
 	not_ok "chain order (environment, web identity, credentials file)" "exits $r1 $RC" \
 		"$(first_lines 4 "$w/ord1.err")" "$(first_lines 4 "$w/ord2.err")"
 fi
+
+# ---- container credentials (ECS, EKS Pod Identity) ----
+CU=$FAKE_S3_URL/_container/creds
+fake_s3_clear_log
+run "$w/ct" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' \
+	"$L" -v -r "$w/in" -o s3://rel/ct "${E[@]}"
+if published ct ct && grep -q "credentials: container ($CU)" "$w/ct.err" &&
+	[ "$(srv_log creds='"container"' status=200)" = 1 ] && ! grep -q c0nt41ner "$w/ct.err"; then
+	ok "container credentials (AWS_CONTAINER_CREDENTIALS_FULL_URI on the loopback, AWS_CONTAINER_AUTHORIZATION_TOKEN): published with the issued keys"
+else
+	not_ok "container credentials from the full URI and token" "exit $RC" "$(first_lines 8 "$w/ct.err")"
+fi
+printf 'Bearer c0nt41ner\n' >"$w/ctok"
+run "$w/ctf" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE="$w/ctok" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN=wrong "$L" -v -r "$w/in" -o s3://rel/ctf "${E[@]}"
+if published ctf ctf && grep -q "credentials: container" "$w/ctf.err"; then
+	ok "container credentials: AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE (EKS Pod Identity's) before AWS_CONTAINER_AUTHORIZATION_TOKEN"
+else
+	not_ok "container credentials from the token file" "exit $RC" "$(first_lines 8 "$w/ctf.err")"
+fi
+run "$w/ctbad" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" AWS_CONTAINER_AUTHORIZATION_TOKEN=wrong \
+	"$L" -r "$w/in" -o s3://rel/ctbad "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "container credentials: $CU: HTTP 401" "$w/ctbad.err" && ! grep -q wrong "$w/ctbad.err"; then
+	ok "container credentials refused: the URL and HTTP 401 said, not the token"
+else
+	not_ok "container credentials refused" "exit $RC" "$(first_lines 5 "$w/ctbad.err")"
+fi
+fake_s3_clear_log
+run "$w/cthost" env AWS_CONTAINER_CREDENTIALS_FULL_URI=http://192.0.2.1:9/creds AWS_CONTAINER_AUTHORIZATION_TOKEN=x \
+	"$L" -r "$w/in" -o s3://rel/cthost "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "AWS_CONTAINER_CREDENTIALS_FULL_URI: plain http only to the loopback" "$w/cthost.err"; then
+	ok "container credentials: a plain http full URI to another host is refused before any request"
+else
+	not_ok "container credentials: plain http elsewhere refused" "exit $RC" "$(first_lines 5 "$w/cthost.err")"
+fi
+
+# ---- the order: a web identity, then the config file's keys, before the container ----
+printf '[default]\naws_access_key_id = AKIDSTATICKEY0001\naws_secret_access_key = static-secret\n' >"$w/config-keys"
+run "$w/ord3" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' \
+	AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ROLE_ARN="$ARN" AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" \
+	"$L" -v -r "$w/in" -o s3://rel/ord3 "${E[@]}"
+r3=$RC
+run "$w/ord4" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' \
+	AWS_CONFIG_FILE="$w/config-keys" "$L" -v -r "$w/in" -o s3://rel/ord4 "${E[@]}"
+if [ "$r3" -eq 0 ] && grep -q "credentials: web identity" "$w/ord3.err" &&
+	[ "$RC" -eq 0 ] && grep -q "credentials: profile default in $w/config-keys" "$w/ord4.err"; then
+	ok "chain order: a web identity, then the config file's keys, before the container's agent"
+else
+	not_ok "chain order (web identity, config file, container)" "exits $r3 $RC" \
+		"$(first_lines 4 "$w/ord3.err")" "$(first_lines 4 "$w/ord4.err")"
+fi

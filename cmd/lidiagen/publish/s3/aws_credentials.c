@@ -5,8 +5,8 @@
  * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN); the profile's role to
  * assume from a source (refused: not had yet); a web identity
  * (STS's AssumeRoleWithWebIdentity, sts.c); SSO (refused); the profile's keys in the credentials file;
- * its credential_process (refused); its keys in the config file; the
- * instance's role, from the instance metadata service (imds.c) unless
+ * its credential_process (refused); its keys in the config file; a
+ * container's agent (ECS, EKS Pod Identity: container.c); the instance's role, from the instance metadata service (imds.c) unless
  * AWS_EC2_METADATA_DISABLED. A source named but not had is refused rather
  * than skipped: the next one would be some other identity.
  * They are checked, copied once into the config, and never put in a
@@ -22,6 +22,7 @@
 #include "aws_credentials.h"
 #include "sts.h"
 #include "aws_util.h"
+#include "container.h"
 #include "imds.h"
 
 /* A credential goes into signatures and a header: visible ASCII only. */
@@ -224,6 +225,23 @@ static int creds_web_identity(struct load *ld)
 	return ret ? ret : 1;
 }
 
+/* 1 when a container's agent gave credentials, 0 when none is named. */
+static int creds_from_container(struct load *ld)
+{
+	struct s3_credentials got = { 0 };
+	char why[512];
+	int ret;
+
+	if (!container_configured())
+		return 0;
+	if ((ret = container_credentials(&got, why, sizeof(why))))
+		return aws_fail(ld, ret, "container credentials: %s", why);
+	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "container");
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "%s", got.where);
+	ret = creds_take(ld, &got, "the container's agent");
+	return ret ? ret : 1;
+}
+
 /* 1 when the instance's role gave credentials, 0 (and why in why) when not. */
 static int creds_from_imds(struct load *ld, char *why, size_t why_size)
 {
@@ -256,7 +274,7 @@ int aws_find_credentials(struct load *ld)
 	    (ret = creds_web_identity(ld)) || (ret = creds_sso(ld)) ||
 	    (ret = creds_from_file(ld, &ld->files[FILE_CREDENTIALS])) ||
 	    (ret = creds_process(ld)) || (ret = creds_from_file(ld, &ld->files[FILE_CONFIG])) ||
-	    (ret = creds_from_imds(ld, why, sizeof(why))))
+	    (ret = creds_from_container(ld)) || (ret = creds_from_imds(ld, why, sizeof(why))))
 		return ret < 0 ? ret : 0;
 	return aws_fail(ld, -ENOKEY,
 			"none found: not in the environment (AWS_ACCESS_KEY_ID), nor for profile "

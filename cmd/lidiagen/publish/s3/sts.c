@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "aws_http.h"
+#include "aws_json.h"
 #include "s3_xml.h"
 #include "sts.h"
 
@@ -70,22 +71,6 @@ static void answer_free(struct sts_answer *a)
 			*s[i] = NULL;
 		}
 	}
-}
-
-int aws_parse_time(const char *s, time_t *out)
-{
-	struct tm tm = { 0 };
-	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-
-	if (!end)
-		return -1;
-	if (*end == '.')
-		for (end++; *end >= '0' && *end <= '9'; end++)
-			;
-	if (strcmp(end, "Z") && strcmp(end, "+00:00") && *end)
-		return -1;
-	*out = timegm(&tm);
-	return 0;
 }
 
 /* "Name=value&" with value encoded as a query's, appended to form. */

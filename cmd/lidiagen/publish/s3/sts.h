@@ -28,7 +28,4 @@ struct sts_call {
  */
 int sts_assume(const struct sts_call *call, struct s3_credentials *out, char *err, size_t err_size);
 
-/* "2026-12-03T09:00:00Z" (fractions and an offset of Z or +00:00 allowed) as time_t: 0; else -1. */
-int aws_parse_time(const char *s, time_t *out);
-
 #endif
