@@ -166,3 +166,62 @@ else
 	not_ok "chain order (web identity, config file, container)" "exits $r3 $RC" \
 		"$(first_lines 4 "$w/ord3.err")" "$(first_lines 4 "$w/ord4.err")"
 fi
+
+# ---- credential_process: split as the AWS CLI splits (shlex), no shell, stderr the user's ----
+mkdir -p "$w/proc dir"
+cat >"$w/proc dir/creds.sh" <<'EOS'
+#!/bin/sh
+[ "$1" = "arg with 'quotes'" ] && [ "$2" = 'plain\x' ] && [ "$#" = 2 ] || { echo "bad args: $*" >&2; exit 9; }
+echo "helper: logged in" >&2
+printf '{"Version": 1, "AccessKeyId": "AKIDSTATICKEY0001", "SecretAccessKey": "static-secret", "Expiration": "2099-01-01T00:00:00Z"}\n'
+EOS
+printf '#!/bin/sh\necho "helper: no login" >&2\nexit 3\n' >"$w/fail.sh"
+printf '#!/bin/sh\nexec sleep 30\n' >"$w/slow.sh"
+chmod +x "$w/proc dir/creds.sh" "$w/fail.sh" "$w/slow.sh"
+cat >"$w/config-proc" <<EOC
+[profile proc]
+credential_process = "$w/proc dir/creds.sh" "arg with 'quotes'" plain\\\\x
+[profile fail]
+credential_process = $w/fail.sh --secret-arg s3cr3t
+[profile slow]
+credential_process = $w/slow.sh
+[profile both]
+credential_process = $w/fail.sh
+aws_access_key_id = AKIDSTATICKEY0001
+aws_secret_access_key = static-secret
+EOC
+run "$w/pr" env AWS_CONFIG_FILE="$w/config-proc" AWS_PROFILE=proc "$L" -v -r "$w/in" -o s3://rel/pr "${E[@]}"
+if published pr pr && grep -q "credentials: credential_process (profile proc)" "$w/pr.err" &&
+	grep -q "helper: logged in" "$w/pr.err"; then
+	ok "credential_process: quoted words split as shlex does, run without a shell, its stderr passed through, published with its keys"
+else
+	not_ok "credential_process" "exit $RC" "$(first_lines 8 "$w/pr.err")"
+fi
+run "$w/prf" env AWS_CONFIG_FILE="$w/config-proc" AWS_PROFILE=fail "$L" -r "$w/in" -o s3://rel/prf "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "credential_process of profile 'fail': '$w/fail.sh ...' exited with status 3" "$w/prf.err" &&
+	grep -q "helper: no login" "$w/prf.err" && ! grep -q s3cr3t "$w/prf.err"; then
+	ok "credential_process failing: what ran (not its arguments) and its exit status said, its stderr shown"
+else
+	not_ok "credential_process failing" "exit $RC" "$(first_lines 5 "$w/prf.err")"
+fi
+t0=$(date +%s)
+run "$w/prs" env AWS_CONFIG_FILE="$w/config-proc" AWS_PROFILE=slow LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT=1 \
+	"$L" -r "$w/in" -o s3://rel/prs "${E[@]}"
+t1=$(date +%s)
+if [ "$RC" -ne 0 ] && grep -q "gave no answer within 1 s: killed" "$w/prs.err" && [ $((t1 - t0)) -lt 10 ]; then
+	ok "credential_process hanging: killed after LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT, said so"
+else
+	not_ok "credential_process hanging" "exit $RC after $((t1 - t0)) s" "$(first_lines 5 "$w/prs.err")"
+fi
+run "$w/prb" env AWS_CONFIG_FILE="$w/config-proc" AWS_PROFILE=both "$L" -r "$w/in" -o s3://rel/prb "${E[@]}"
+r5=$RC
+printf '[proc]\naws_access_key_id = AKIDSTATICKEY0001\naws_secret_access_key = static-secret\n' >"$w/cred-proc"
+run "$w/prc" env AWS_CONFIG_FILE="$w/config-proc" AWS_SHARED_CREDENTIALS_FILE="$w/cred-proc" AWS_PROFILE=proc \
+	"$L" -v -r "$w/in" -o s3://rel/prc "${E[@]}"
+if [ "$r5" -ne 0 ] && grep -q "exited with status 3" "$w/prb.err" &&
+	[ "$RC" -eq 0 ] && grep -q "credentials: profile proc in $w/cred-proc" "$w/prc.err" && ! grep -q "helper:" "$w/prc.err"; then
+	ok "chain order: the credentials file's keys, then credential_process, then the config file's keys"
+else
+	not_ok "chain order (credentials file, credential_process, config file)" "exits $r5 $RC" \
+		"$(first_lines 4 "$w/prb.err")" "$(first_lines 4 "$w/prc.err")"
+fi

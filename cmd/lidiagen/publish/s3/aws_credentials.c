@@ -5,7 +5,7 @@
  * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN); the profile's role to
  * assume from a source (refused: not had yet); a web identity
  * (STS's AssumeRoleWithWebIdentity, sts.c); SSO (refused); the profile's keys in the credentials file;
- * its credential_process (refused); its keys in the config file; a
+ * its credential_process (process.c); its keys in the config file; a
  * container's agent (ECS, EKS Pod Identity: container.c); the instance's role, from the instance metadata service (imds.c) unless
  * AWS_EC2_METADATA_DISABLED. A source named but not had is refused rather
  * than skipped: the next one would be some other identity.
@@ -24,6 +24,7 @@
 #include "aws_util.h"
 #include "container.h"
 #include "imds.h"
+#include "process.h"
 
 /* A credential goes into signatures and a header: visible ASCII only. */
 static bool credential_ok(const char *s)
@@ -132,11 +133,6 @@ static int creds_sso(struct load *ld)
 	return profile_key(ld, SET_SSO_START_URL) ? refuse(ld, "sso_start_url") : 0;
 }
 
-static int creds_process(struct load *ld)
-{
-	return profile_key(ld, SET_CREDENTIAL_PROCESS) ? refuse(ld, "credential_process") : 0;
-}
-
 /* Temporary credentials got from a source into c->creds, got's copies wiped. */
 static int creds_take(struct load *ld, struct s3_credentials *got, const char *from)
 {
@@ -222,6 +218,41 @@ static int creds_web_identity(struct load *ld)
 	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "(role %s from %s)",
 		 aws_shown(arn, q, sizeof(q)), ld->c->sts_endpoint);
 	ret = creds_take(ld, &got, "STS");
+	return ret ? ret : 1;
+}
+
+/* LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT: 1 to 3600 seconds, default 60. */
+static int process_timeout(struct load *ld, long *out)
+{
+	const char *v = aws_env("LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT");
+	char *end;
+
+	*out = v ? strtol(v, &end, 10) : 60;
+	if (v && (*end || *out < 1 || *out > 3600))
+		return aws_fail(ld, -EINVAL,
+				"LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT: 1 to 3600 seconds expected");
+	return 0;
+}
+
+/* The profile's credential_process: 1 when it gave credentials, 0 when there is none. */
+static int creds_process(struct load *ld)
+{
+	const char *cmd = profile_key(ld, SET_CREDENTIAL_PROCESS);
+	struct s3_credentials got = { 0 };
+	char why[512], q[80];
+	long timeout;
+	int ret;
+
+	if (!cmd)
+		return 0;
+	aws_shown(ld->profile, q, sizeof(q));
+	if ((ret = process_timeout(ld, &timeout)))
+		return ret;
+	if ((ret = process_credentials(cmd, timeout, &got, why, sizeof(why))))
+		return aws_fail(ld, ret, "credential_process of profile '%s': %s", q, why);
+	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "credential_process");
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "(profile %s)", q);
+	ret = creds_take(ld, &got, "the credential_process");
 	return ret ? ret : 1;
 }
 

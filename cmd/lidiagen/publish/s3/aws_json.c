@@ -163,37 +163,63 @@ static int scan_name(struct scan *s, const char *name, bool *match)
 	return 0;
 }
 
-int aws_json_string(const char *text, size_t len, const char *name, char **out)
+/* s at the value of the top-level object's member name: 0; else -ENOENT or -EBADMSG. */
+static int find_member(struct scan *s, const char *name)
 {
-	struct scan s = { text, text + len };
 	bool match;
 	int ret;
 
-	if (!take(&s, '{'))
+	if (!take(s, '{'))
 		return -EBADMSG;
-	if (take(&s, '}'))
+	if (take(s, '}'))
 		return -ENOENT;
 	do {
-		if ((ret = scan_name(&s, name, &match)) || !take(&s, ':'))
+		if ((ret = scan_name(s, name, &match)) || !take(s, ':'))
 			return ret ? ret : -EBADMSG;
-		if (!match) {
-			if ((ret = scan_value(&s, 1)))
-				return ret;
-			continue;
+		if (match) {
+			skip_space(s);
+			return 0;
 		}
-		skip_space(&s);
-		if (s.p >= s.end || *s.p != '"')
-			return -EBADMSG;
-		/* Room for all that is left: the string, decoded, is shorter. */
-		if (!(*out = malloc((size_t)(s.end - s.p))))
-			return -ENOMEM;
-		if ((ret = scan_string(&s, *out))) {
-			free(*out);
-			*out = NULL;
-		}
+		if ((ret = scan_value(s, 1)))
+			return ret;
+	} while (take(s, ','));
+	return take(s, '}') ? -ENOENT : -EBADMSG;
+}
+
+int aws_json_string(const char *text, size_t len, const char *name, char **out)
+{
+	struct scan s = { text, text + len };
+	int ret = find_member(&s, name);
+
+	if (ret)
 		return ret;
-	} while (take(&s, ','));
-	return take(&s, '}') ? -ENOENT : -EBADMSG;
+	if (s.p >= s.end || *s.p != '"')
+		return -EBADMSG;
+	/* Room for all that is left: the string, decoded, is shorter. */
+	if (!(*out = malloc((size_t)(s.end - s.p))))
+		return -ENOMEM;
+	if ((ret = scan_string(&s, *out))) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int aws_json_integer(const char *text, size_t len, const char *name, long *out)
+{
+	struct scan s = { text, text + len };
+	int ret = find_member(&s, name);
+	long v = 0;
+
+	if (ret)
+		return ret;
+	if (s.p >= s.end || *s.p < '0' || *s.p > '9')
+		return -EBADMSG;
+	/* Small numbers only: a version, not a quantity. */
+	for (; s.p < s.end && *s.p >= '0' && *s.p <= '9' && v < 1000000; s.p++)
+		v = v * 10 + (*s.p - '0');
+	*out = v;
+	return 0;
 }
 
 int aws_parse_time(const char *s, time_t *out)

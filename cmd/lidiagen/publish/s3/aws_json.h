@@ -13,6 +13,9 @@
  */
 int aws_json_string(const char *text, size_t len, const char *name, char **out);
 
+/* The same for a member that is a small non-negative integer ("Version": 1). */
+int aws_json_integer(const char *text, size_t len, const char *name, long *out);
+
 /* "2026-12-03T09:00:00Z" (fractions and an offset of Z or +00:00 allowed) as time_t: 0; else -1. */
 int aws_parse_time(const char *s, time_t *out);
 
