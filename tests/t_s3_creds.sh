@@ -225,3 +225,63 @@ else
 	not_ok "chain order (credentials file, credential_process, config file)" "exits $r5 $RC" \
 		"$(first_lines 4 "$w/prb.err")" "$(first_lines 4 "$w/prc.err")"
 fi
+
+# ---- role_arn with source_profile / credential_source: AssumeRole, signed (botocore checks it) ----
+cat >"$w/config-role" <<EOC
+[profile base]
+aws_access_key_id = AKIDSTATICKEY0001
+aws_secret_access_key = static-secret
+[profile role]
+role_arn = $ARN
+source_profile = base
+role_session_name = role-session
+sts =
+  endpoint_url = $FAKE_S3_URL/_sts
+[profile chain]
+role_arn = $ARN
+source_profile = role
+sts =
+  endpoint_url = $FAKE_S3_URL/_sts
+[profile ecssrc]
+role_arn = $ARN
+credential_source = EcsContainer
+sts =
+  endpoint_url = $FAKE_S3_URL/_sts
+[profile loop1]
+role_arn = $ARN
+source_profile = loop2
+[profile loop2]
+role_arn = $ARN
+source_profile = loop1
+EOC
+fake_s3_clear_log
+run "$w/ar" env AWS_CONFIG_FILE="$w/config-role" AWS_PROFILE=role "$L" -v -r "$w/in" -o s3://rel/ar "${E[@]}"
+if published ar ar && grep -q "credentials: assume role (role $ARN with source_profile base" "$w/ar.err" &&
+	[ "$(srv_log action='"AssumeRole"' status=200 signed=true session_name='"role-session"')" = 1 ]; then
+	ok "role_arn + source_profile: AssumeRole signed with the source's keys (botocore's check), published with the role's"
+else
+	not_ok "role_arn + source_profile" "exit $RC" "$(first_lines 8 "$w/ar.err")" "$(fake_s3_ctl GET log | head -c 1200)"
+fi
+fake_s3_clear_log
+run "$w/arc" env AWS_CONFIG_FILE="$w/config-role" AWS_PROFILE=chain "$L" -v -r "$w/in" -o s3://rel/arc "${E[@]}"
+if published arc arc && [ "$(srv_log action='"AssumeRole"' status=200 signed=true)" = 2 ]; then
+	ok "a chain of roles (source_profile with a role of its own): two AssumeRole, the second signed with the first's session credentials"
+else
+	not_ok "a chain of roles" "exit $RC" "$(first_lines 8 "$w/arc.err")" "$(fake_s3_ctl GET log | head -c 1500)"
+fi
+fake_s3_clear_log
+run "$w/are" env AWS_CONFIG_FILE="$w/config-role" AWS_PROFILE=ecssrc AWS_CONTAINER_CREDENTIALS_FULL_URI="$CU" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' "$L" -v -r "$w/in" -o s3://rel/are "${E[@]}"
+if published are are && grep -q "credentials: assume role (role $ARN with credential_source EcsContainer" "$w/are.err" &&
+	[ "$(srv_log creds='"container"' status=200)" = 1 ] &&
+	[ "$(srv_log action='"AssumeRole"' status=200 signed=true)" = 1 ]; then
+	ok "role_arn + credential_source = EcsContainer: the container's credentials sign AssumeRole (its session token signed too)"
+else
+	not_ok "role_arn + credential_source" "exit $RC" "$(first_lines 6 "$w/are.err")"
+fi
+run "$w/arl" env AWS_CONFIG_FILE="$w/config-role" AWS_PROFILE=loop1 "$L" -r "$w/in" -o s3://rel/arl "${E[@]}"
+if [ "$RC" -ne 0 ] && grep -q "more than 5 roles in a chain" "$w/arl.err"; then
+	ok "a loop of source_profiles: refused, said so"
+else
+	not_ok "a loop of source_profiles" "exit $RC" "$(first_lines 5 "$w/arl.err")"
+fi

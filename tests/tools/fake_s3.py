@@ -852,7 +852,7 @@ class Handler(BaseHTTPRequestHandler):
             self.sts_check(action, form, body)
             cred, when = self.issue(action[len('AssumeRole'):] or 'role')
         except S3Error as e:
-            rec['status'], rec['code'] = e.status, e.code
+            rec['status'], rec['code'], rec['message'] = e.status, e.code, e.message
             self.state.record(rec)
             doc = ('<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code>'
                    '<Message>%s</Message></Error></ErrorResponse>'
@@ -897,10 +897,12 @@ class Handler(BaseHTTPRequestHandler):
                 cred[2] is not None and h.get('x-amz-security-token') != cred[2]):
             raise S3Error('InvalidToken', 'the source session token')
         url = 'http://%s%s' % (h['Host'], self.path)
-        mine = botocore_signature(cred, scope[2], self.command, url, body, signed,
-                                  h, h.get('x-amz-date', ''), 'sts')[0]
+        mine, canonical, _ = botocore_signature(
+            cred, scope[2], self.command, url, body, signed, h,
+            h.get('x-amz-date', ''), 'sts')
         if not hmac.compare_digest(mine, signature.lower()):
-            raise S3Error('SignatureDoesNotMatch')
+            raise S3Error('SignatureDoesNotMatch', 'canonical request (botocore): '
+                          + canonical.replace('\n', ' | '))
 
     def container(self):
         """The ECS / EKS Pod Identity agent: JSON credentials for the Authorization token."""

@@ -375,8 +375,8 @@ static void creds_refused(void)
 	write_file(config_path,
 		   "[profile prod]\nrole_arn = arn:aws:iam::1:role/x\nsource_profile = default\n");
 	setenv("AWS_PROFILE", "prod", 1);
-	expect_fail("s3://bucket", NULL, -ENOTSUP, "by role_arn",
-		    "credentials: a profile assuming a role is refused by name");
+	expect_fail("s3://bucket", NULL, -ENOENT, "AWS profile 'default' is in neither",
+		    "credentials: a role whose source_profile does not exist: said so");
 	write_file(config_path, "[profile prod]\nsso_session = corp\n");
 	expect_fail("s3://bucket", NULL, -ENOTSUP, "by sso_session",
 		    "credentials: a profile with SSO is refused by name");

@@ -3,7 +3,8 @@
  * The credentials, from the first source that has them, in the AWS chain's
  * order (botocore's): the environment (AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN); the profile's role to
- * assume from a source (refused: not had yet); a web identity
+ * assume (role_arn) with the credentials of its source_profile or
+ * credential_source (STS's AssumeRole); a web identity
  * (STS's AssumeRoleWithWebIdentity, sts.c); SSO (refused); the profile's keys in the credentials file;
  * its credential_process (process.c); its keys in the config file; a
  * container's agent (ECS, EKS Pod Identity: container.c); the instance's role, from the instance metadata service (imds.c) unless
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "aws_credentials.h"
+#include "aws_files.h"
 #include "sts.h"
 #include "aws_util.h"
 #include "container.h"
@@ -114,18 +116,6 @@ static int refuse(struct load *ld, const char *how)
 			aws_shown(ld->profile, q, sizeof(q)), how);
 }
 
-/* The profile's role to assume with another profile's or source's credentials. */
-static int creds_assume_role(struct load *ld)
-{
-	if (!profile_key(ld, SET_ROLE_ARN))
-		return 0;
-	if (profile_key(ld, SET_SOURCE_PROFILE))
-		return refuse(ld, "role_arn with source_profile");
-	if (profile_key(ld, SET_CREDENTIAL_SOURCE))
-		return refuse(ld, "role_arn with credential_source");
-	return 0;
-}
-
 static int creds_sso(struct load *ld)
 {
 	if (profile_key(ld, SET_SSO_SESSION))
@@ -184,13 +174,15 @@ static void session_name(const char *given, char *buf, size_t size)
 /*
  * AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN and AWS_ROLE_SESSION_NAME,
  * each else the profile's web_identity_token_file, role_arn,
- * role_session_name (botocore takes them one by one so); 1 when they gave
- * credentials, 0 when there is no token file.
+ * role_session_name (botocore takes them one by one so; a source profile's,
+ * the profile's only); 1 when they gave credentials, 0 when there is no
+ * token file.
  */
-static int creds_web_identity(struct load *ld)
+static int web_identity(struct load *ld, bool use_env)
 {
-	const char *file = aws_env("AWS_WEB_IDENTITY_TOKEN_FILE"), *arn = aws_env("AWS_ROLE_ARN"),
-		   *name = aws_env("AWS_ROLE_SESSION_NAME");
+	const char *file = use_env ? aws_env("AWS_WEB_IDENTITY_TOKEN_FILE") : NULL,
+		   *arn = use_env ? aws_env("AWS_ROLE_ARN") : NULL,
+		   *name = use_env ? aws_env("AWS_ROLE_SESSION_NAME") : NULL;
 	struct s3_credentials got = { 0 };
 	struct sts_call call = { .endpoint = ld->c->sts_endpoint, .region = ld->c->region };
 	char sess[80], why[512], q[200];
@@ -219,6 +211,11 @@ static int creds_web_identity(struct load *ld)
 		 aws_shown(arn, q, sizeof(q)), ld->c->sts_endpoint);
 	ret = creds_take(ld, &got, "STS");
 	return ret ? ret : 1;
+}
+
+static int creds_web_identity(struct load *ld)
+{
+	return web_identity(ld, true);
 }
 
 /* LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT: 1 to 3600 seconds, default 60. */
@@ -287,12 +284,137 @@ static int creds_from_imds(struct load *ld, char *why, size_t why_size)
 		return 0;
 	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "instance metadata");
 	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "%s", got.where);
-	ret = creds_set(ld, got.access_key, got.secret_key, got.session_token,
-			"the instance metadata service");
-	aws_free_secret(got.access_key);
-	aws_free_secret(got.secret_key);
-	aws_free_secret(got.session_token);
+	ret = creds_take(ld, &got, "the instance metadata service");
 	return ret ? ret : 1;
+}
+
+/* ---- roles assumed with a source's credentials ---- */
+
+#define ROLE_DEPTH_MAX 5 /* source_profile links followed: past that, a loop */
+
+static int creds_assume_role(struct load *ld, int depth);
+
+/*
+ * A source profile's credentials, as botocore resolves them: its own role,
+ * its web identity (not the environment's), its credential_process, its
+ * keys. keys_only: a profile naming itself as its source means its keys.
+ */
+static int profile_creds(struct load *ld, int depth, bool keys_only)
+{
+	int ret = 0;
+
+	if (!keys_only && ((ret = creds_assume_role(ld, depth)) ||
+			   (ret = web_identity(ld, false)) || (ret = creds_process(ld))))
+		return ret;
+	if ((ret = creds_from_file(ld, &ld->files[FILE_CREDENTIALS])) ||
+	    (ret = creds_from_file(ld, &ld->files[FILE_CONFIG])))
+		return ret;
+	return 0;
+}
+
+/* The credentials of profile name into sc, through a load of its own. */
+static int source_profile(struct load *ld, const char *name, struct s3_config *sc, int depth)
+{
+	const struct s3_overrides ov = { .profile = name };
+	struct load *sub = calloc(1, sizeof(*sub));
+	char q[80];
+	int ret;
+
+	if (!sub)
+		return aws_fail(ld, -ENOMEM, "out of memory");
+	*sub = (struct load){ .c = sc, .ov = &ov, .err = ld->err, .err_size = ld->err_size };
+	ret = aws_profile_load(sub);
+	if (!ret)
+		ret = profile_creds(sub, depth, !strcmp(name, ld->profile));
+	if (!ret)
+		ret = aws_fail(ld, -ENOKEY, "source_profile '%s' has no credentials",
+			       aws_shown(name, q, sizeof(q)));
+	aws_files_release(sub);
+	free(sub);
+	return ret < 0 ? ret : 0;
+}
+
+/* credential_source: Environment, Ec2InstanceMetadata or EcsContainer, into sc. */
+static int credential_source(struct load *ld, const char *name, struct s3_config *sc)
+{
+	struct load sub = *ld;
+	char why[256] = "", q[80];
+	int ret = -ENOKEY;
+
+	sub.c = sc;
+	if (!strcmp(name, "Environment"))
+		ret = creds_from_env(&sub);
+	else if (!strcmp(name, "EcsContainer"))
+		ret = creds_from_container(&sub);
+	else if (!strcmp(name, "Ec2InstanceMetadata"))
+		ret = creds_from_imds(&sub, why, sizeof(why));
+	else
+		return aws_fail(ld, -EINVAL,
+				"credential_source '%s': Environment, Ec2InstanceMetadata or "
+				"EcsContainer expected",
+				aws_shown(name, q, sizeof(q)));
+	if (!ret)
+		ret = aws_fail(ld, -ENOKEY, "credential_source %s gave no credentials%s%s", name,
+			       *why ? ": " : "", why);
+	return ret < 0 ? ret : 0;
+}
+
+/* AssumeRole signed with sc's credentials; into ld->c->creds. */
+static int assume_with(struct load *ld, const char *arn, const struct s3_config *sc,
+		       const char *via)
+{
+	struct s3_credentials got = { 0 };
+	struct sts_call call = { .endpoint = ld->c->sts_endpoint,
+				 .region = ld->c->region,
+				 .role_arn = arn,
+				 .source = &sc->creds };
+	char sess[80], why[512], q[200];
+	int ret;
+
+	session_name(profile_key(ld, SET_ROLE_SESSION_NAME), sess, sizeof(sess));
+	call.session_name = sess;
+	if ((ret = sts_assume(&call, &got, why, sizeof(why))))
+		return aws_fail(ld, ret, "assume role (%s): %s", via, why);
+	snprintf(ld->c->creds.source, sizeof(ld->c->creds.source), "assume role");
+	snprintf(ld->c->creds.where, sizeof(ld->c->creds.where), "(role %s with %s, from %s)",
+		 aws_shown(arn, q, sizeof(q)), via, ld->c->sts_endpoint);
+	ret = creds_take(ld, &got, "STS");
+	return ret ? ret : 1;
+}
+
+/*
+ * The profile's role_arn with source_profile or credential_source: the
+ * source's credentials found, then AssumeRole signed with them. 1 when it
+ * gave credentials, 0 when the profile names no such role.
+ */
+static int creds_assume_role(struct load *ld, int depth)
+{
+	const char *arn = profile_key(ld, SET_ROLE_ARN), *src = profile_key(ld, SET_SOURCE_PROFILE),
+		   *cs = profile_key(ld, SET_CREDENTIAL_SOURCE);
+	struct s3_config sc = { .region = ld->c->region, .sts_endpoint = ld->c->sts_endpoint };
+	char via[120], q[80];
+	int ret;
+
+	if (!arn || (!src && !cs))
+		return 0;
+	if (src && cs)
+		return aws_fail(ld, -EINVAL,
+				"AWS profile '%s': both source_profile and "
+				"credential_source",
+				aws_shown(ld->profile, q, sizeof(q)));
+	if (depth >= ROLE_DEPTH_MAX)
+		return aws_fail(ld, -ELOOP,
+				"source_profile: more than %d roles in a chain (a loop?)",
+				ROLE_DEPTH_MAX);
+	ret = src ? source_profile(ld, src, &sc, depth + 1) : credential_source(ld, cs, &sc);
+	snprintf(via, sizeof(via), "%s %s", src ? "source_profile" : "credential_source",
+		 aws_shown(src ? src : cs, q, sizeof(q)));
+	if (!ret)
+		ret = assume_with(ld, arn, &sc, via);
+	aws_free_secret(sc.creds.access_key);
+	aws_free_secret(sc.creds.secret_key);
+	aws_free_secret(sc.creds.session_token);
+	return ret;
 }
 
 int aws_find_credentials(struct load *ld)
@@ -301,7 +423,7 @@ int aws_find_credentials(struct load *ld)
 	int ret;
 
 	/* The AWS CLI's order (botocore's credentials.py). */
-	if ((ret = creds_from_env(ld)) || (ret = creds_assume_role(ld)) ||
+	if ((ret = creds_from_env(ld)) || (ret = creds_assume_role(ld, 0)) ||
 	    (ret = creds_web_identity(ld)) || (ret = creds_sso(ld)) ||
 	    (ret = creds_from_file(ld, &ld->files[FILE_CREDENTIALS])) ||
 	    (ret = creds_process(ld)) || (ret = creds_from_file(ld, &ld->files[FILE_CONFIG])) ||

@@ -44,10 +44,17 @@ static struct curl_slist *header_list(const struct aws_http_req *req)
 			goto fail;
 		l = more;
 	}
-	/* libcurl would add "Expect: 100-continue"; STS needs no such round trip. */
-	if (!(more = s3_curl.slist_append(l, "Expect:")))
-		goto fail;
-	return more;
+	/*
+	 * libcurl would add "Expect: 100-continue" to a large body (a web
+	 * token); STS needs no such round trip. Not when signing: libcurl 7.88
+	 * signs the emptied header, which the server never sees.
+	 */
+	if (!req->access_key) {
+		if (!(more = s3_curl.slist_append(l, "Expect:")))
+			goto fail;
+		l = more;
+	}
+	return l;
 fail:
 	s3_curl.slist_free_all(l);
 	return NULL;

@@ -9,7 +9,9 @@
  *     aws_url.c            s3://BUCKET[/PREFIX]
  *     aws_files.c          the profile, and its two files found and read
  *       aws_ini.c            their INI dialect: the profile's settings
- *     aws_credentials.c    the chain: environment, profile, imds.c
+ *     aws_credentials.c    the chain: environment, roles (sts.c), profiles
+ *                          (a source_profile loaded by aws_files.c),
+ *                          process.c, container.c, imds.c
  *   aws_util.c           (under all) messages, the environment, secrets
  */
 #ifndef LIDIAGEN_AWS_LOAD_H

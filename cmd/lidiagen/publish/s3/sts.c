@@ -154,7 +154,7 @@ static int sts_once(const struct sts_call *call, const char *form, struct aws_ht
 		    struct s3_credentials *out, char *err, size_t err_size)
 {
 	static const char *const headers[] = {
-		"Content-Type: application/x-www-form-urlencoded; charset=utf-8", "Accept:", NULL
+		"Content-Type: application/x-www-form-urlencoded; charset=utf-8", NULL
 	};
 	const struct s3_credentials *src = call->source;
 	struct aws_http_req req = { .url = call->endpoint,
