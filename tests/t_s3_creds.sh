@@ -285,3 +285,45 @@ if [ "$RC" -ne 0 ] && grep -q "more than 5 roles in a chain" "$w/arl.err"; then
 else
 	not_ok "a loop of source_profiles" "exit $RC" "$(first_lines 5 "$w/arl.err")"
 fi
+
+# ---- refresh: temporary credentials outlived by the run ----
+mkdir -p "$w/many"
+for i in 1 2 3 4 5 6; do
+	gcc -O2 -Wl,--build-id=0x5555555555555555555555555555555$i -o "$w/many/p$i" "$w/m.c" 2>>"$w/cc.err"
+done
+# 5-second credentials, each S3 request answered after 1.2 s: the run lasts
+# about 9 s, so the first ones end under it.
+fake_s3_start "$w/srv5" --access-key AKIDSTATICKEY0001 --secret-key static-secret --bucket rel \
+	--web-identity-token "$JWT" --role-arn "$ARN" --issue-seconds 5
+fake_s3_faults '{"stall": 100, "stall_seconds": 1.2}'
+run "$w/rf" env AWS_WEB_IDENTITY_TOKEN_FILE="$w/token" AWS_ROLE_ARN="$ARN" \
+	AWS_ENDPOINT_URL_STS="$FAKE_S3_URL/_sts" "$L" -j 1 -r "$w/many" -o s3://rel/rf --endpoint-url "$FAKE_S3_URL"
+n=0
+for i in 1 2 3 4 5 6; do
+	fake_s3_object rel "rf/symbolizer/anonymous/5555555555555555555555555555555$i" "$w/got" && n=$((n + 1))
+done
+sts=$(srv_log action='"AssumeRoleWithWebIdentity"' status=200) expired=$(srv_log code='"ExpiredToken"')
+if [ "$RC" -eq 0 ] && [ "$n" = 6 ] && [ "$sts" -ge 2 ] && [ "$expired" = 0 ]; then
+	ok "refresh: 5-second web identity credentials found again before they end ($sts AssumeRoleWithWebIdentity), all 6 objects sent, no request refused"
+else
+	not_ok "refresh before expiry" "exit $RC, $n objects, $sts STS calls, $expired ExpiredToken" "$(first_lines 6 "$w/rf.err")"
+fi
+
+# Credentials the server ends after 2 s though they say an hour: S3's
+# ExpiredToken makes the client find them again and retry, once.
+fake_s3_start "$w/srvr" --access-key AKIDSTATICKEY0001 --secret-key static-secret --bucket rel \
+	--container-token 'Bearer c0nt41ner' --revoke-after 2
+fake_s3_faults '{"stall": 100, "stall_seconds": 1.2}'
+run "$w/rv" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$FAKE_S3_URL/_container/creds" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' "$L" -j 1 -r "$w/many" -o s3://rel/rv \
+	--endpoint-url "$FAKE_S3_URL"
+n=0
+for i in 1 2 3 4 5 6; do
+	fake_s3_object rel "rv/symbolizer/anonymous/5555555555555555555555555555555$i" "$w/got" && n=$((n + 1))
+done
+got=$(srv_log creds='"container"' status=200) expired=$(srv_log code='"ExpiredToken"')
+if [ "$RC" -eq 0 ] && [ "$n" = 6 ] && [ "$got" -ge 2 ] && [ "$expired" -ge 1 ]; then
+	ok "refresh on ExpiredToken: container credentials found again ($got fetches) after $expired refusal(s), all 6 objects sent"
+else
+	not_ok "refresh on ExpiredToken" "exit $RC, $n objects, $got fetches, $expired ExpiredToken" "$(first_lines 6 "$w/rv.err")"
+fi

@@ -12,7 +12,7 @@ or SIGINT stop it cleanly (exit 0).
                [--max-skew-seconds 900] [--verbose] [--imds-role NAME
                --imds-access-key AK --imds-secret-key SK --imds-token TOK]
                [--web-identity-token JWT] [--role-arn ARN]
-               [--container-token TOK] [--issue-seconds 3600]
+               [--container-token TOK] [--issue-seconds 3600] [--revoke-after S]
 
 S3, path style (/BUCKET/KEY, the key URL-decoded), in memory; each --bucket
 exists, empty. PUT /b/k stores body, Content-Type and x-amz-meta-* (200,
@@ -117,7 +117,8 @@ The GETs need a valid X-aws-ec2-metadata-token header, else 401.
 Fake STS and container agent (logged with "creds": "sts" or "container"),
 issuing new temporary credentials each time (ASIAFAKE..., a fresh secret
 and session token) that S3 then accepts until --issue-seconds (default
-3600) have passed, and answers 400 ExpiredToken after:
+3600) have passed (or --revoke-after, earlier than they say), and answers
+400 ExpiredToken after:
   POST /_sts (or GET /_sts?...)  the Query API, Version 2011-06-15:
       Action=AssumeRoleWithWebIdentity: WebIdentityToken must be
         --web-identity-token (else 403 AccessDenied);
@@ -834,8 +835,10 @@ class Handler(BaseHTTPRequestHandler):
             ak = 'ASIAFAKE%s%08d' % (kind.upper()[:4], n)
             cred = (ak, secrets.token_urlsafe(30), secrets.token_urlsafe(60))
             state.creds.append(cred)
-            state.issued_expiry[ak] = time.time() + state.args.issue_seconds
-        when = datetime.datetime.fromtimestamp(state.issued_expiry[ak],
+            now = time.time()
+            state.issued_expiry[ak] = now + (state.args.revoke_after or
+                                             state.args.issue_seconds)
+        when = datetime.datetime.fromtimestamp(now + state.args.issue_seconds,
                                                datetime.timezone.utc)
         return cred, when.strftime('%Y-%m-%dT%H:%M:%SZ')
 
@@ -940,6 +943,9 @@ def parse_args(argv):
         p.add_argument(name)
     p.add_argument('--issue-seconds', type=float, default=3600,
                    help='the lifetime of the credentials STS and the container issue')
+    p.add_argument('--revoke-after', type=float,
+                   help='issued credentials refused (ExpiredToken) after this many '
+                   'seconds, whatever their Expiration says')
     p.add_argument('--region', default='us-east-1')
     p.add_argument('--bucket', action='append', default=[])
     p.add_argument('--page-size', type=int, default=1000,

@@ -34,6 +34,7 @@
 
 #include "aws_credentials.h"
 #include "aws_files.h"
+#include "aws_refresh.h"
 #include "aws_url.h"
 #include "aws_util.h"
 #include "curl_load.h"
@@ -357,6 +358,8 @@ static int load_all(struct load *ld, const char *url)
 		name_subject(ld->err, ld->err_size, bucket);
 	else if ((ret = aws_find_credentials(ld)))
 		name_subject(ld->err, ld->err_size, "credentials");
+	else if ((ret = aws_keeper_new(ld->c, ld->ov->profile)))
+		snprintf(ld->err, ld->err_size, "out of memory");
 	return ret;
 }
 
@@ -396,6 +399,7 @@ void s3_config_free(struct s3_config *c)
 	aws_free_secret(c->creds.secret_key);
 	aws_free_secret(c->creds.session_token);
 	s3_breaker_free(c->breaker);
+	aws_keeper_free(c->keeper);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -225,6 +225,18 @@ static void wipe_free(char *s)
 	}
 }
 
+/* Expiration, when the answer has one that reads: the credentials are then refreshed. */
+static void take_expiration(struct imds *m, struct s3_credentials *cr)
+{
+	char *when = NULL;
+
+	cr->expires = 0;
+	if (!aws_json_string(m->body, m->len, "Expiration", &when) &&
+	    aws_parse_time(when, &cr->expires))
+		cr->expires = 0;
+	free(when);
+}
+
 /* AccessKeyId, SecretAccessKey and Token of the role's JSON into cr, all or none. */
 static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err, size_t err_size)
 {
@@ -246,6 +258,7 @@ static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err
 	cr->access_key = v[0];
 	cr->secret_key = v[1];
 	cr->session_token = v[2];
+	take_expiration(m, cr);
 	snprintf(cr->where, sizeof(cr->where), "(role %s at %s)", m->role, m->base);
 	return 0;
 }

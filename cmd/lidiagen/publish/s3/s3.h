@@ -52,6 +52,8 @@ struct s3_credentials {
 	char where[PATH_MAX + 96];
 };
 
+struct s3_keeper; /* aws_refresh.c */
+
 struct s3_config {
 	char *bucket;	 /* from s3://BUCKET/PREFIX */
 	char *prefix;	 /* "" or "a/b", without leading or trailing '/' */
@@ -59,7 +61,8 @@ struct s3_config {
 	char *endpoint;	 /* scheme://host[:port][/path] without trailing '/'; NULL: AWS's */
 	bool path_style; /* https://ENDPOINT/BUCKET/KEY rather than https://BUCKET.ENDPOINT/KEY */
 	char *sts_endpoint; /* for roles: AWS_ENDPOINT_URL_STS..., else AWS's regional one */
-	struct s3_credentials creds;
+	struct s3_credentials creds; /* as first found: what -v tells */
+	struct s3_keeper *keeper; /* temporary credentials kept fresh; NULL: they do not expire */
 	/* retries: at most max_attempts tries per request, within max_retry_seconds in all */
 	unsigned max_attempts;
 	double max_retry_seconds;
