@@ -430,8 +430,10 @@ int aws_find_credentials(struct load *ld)
 	    (ret = creds_from_container(ld)) || (ret = creds_from_imds(ld, why, sizeof(why))))
 		return ret < 0 ? ret : 0;
 	return aws_fail(ld, -ENOKEY,
-			"none found: not in the environment (AWS_ACCESS_KEY_ID), nor for profile "
-			"'%s' in '%s' or '%s', nor from the instance metadata service (%s)",
+			"none found: not in the environment (AWS_ACCESS_KEY_ID, "
+			"AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_FULL_URI or "
+			"_RELATIVE_URI), nor for profile '%s' in '%s' or '%s', nor from the "
+			"instance metadata service (%s)",
 			aws_shown(ld->profile, q, sizeof(q)), ld->files[FILE_CREDENTIALS].path,
 			ld->files[FILE_CONFIG].path, why);
 }
