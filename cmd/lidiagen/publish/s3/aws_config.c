@@ -20,8 +20,9 @@
  *  - libcurl and libexpat, loaded here (curl_load.c, expat_load.c), once
  *    the settings are read and before the instance's role may be asked:
  *    their absence is a problem of the setup, said before any work;
- *  - credentials: the environment, else the profile, else the instance's
- *    role (aws_credentials.c).
+ *  - STS's endpoint, for the roles of the credentials chain;
+ *  - credentials: the AWS CLI's chain (aws_credentials.c), and a keeper
+ *    that refreshes them when they expire (aws_refresh.c).
  *
  * Secrets are copied once, into the config, and wiped when freed; no
  * message holds one, nor any line of a file, which could be one.

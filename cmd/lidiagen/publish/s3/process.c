@@ -32,12 +32,12 @@ static int split_char(const char **p, char *quote, char **o, bool *in_word)
 {
 	char ch = **p;
 
-	if (*quote == '\'' || (*quote == '"' && ch != '\\' && ch != '"')) {
+	if (*quote && ch == *quote) {
+		*quote = 0;
+	} else if (*quote == '\'' || (*quote == '"' && ch != '\\')) {
 		*(*o)++ = ch;
-	} else if (*quote) { /* in "...": \" and \\ escape, other backslashes stay */
-		if (ch == '"')
-			*quote = 0;
-		else if ((*p)[1] == '"' || (*p)[1] == '\\')
+	} else if (*quote) { /* a backslash in "...": \" and \\ escape, others stay */
+		if ((*p)[1] == '"' || (*p)[1] == '\\')
 			*(*o)++ = *++*p;
 		else
 			*(*o)++ = ch;

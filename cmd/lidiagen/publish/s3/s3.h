@@ -8,8 +8,10 @@
  *  - aws_config.c: settings the AWS way (options and YAML first, then the
  *    environment, then the profile files: aws_files.c, aws_ini.c), the
  *    bucket and prefix (aws_url.c), and credentials (aws_credentials.c)
- *    from the environment, the profile, or the instance metadata service
- *    (imds.c);
+ *    in the AWS CLI's order: the environment, roles through STS (sts.c),
+ *    the profile, credential_process (process.c), a container's agent
+ *    (container.c), the instance metadata service (imds.c), kept fresh
+ *    while they last (aws_refresh.c);
  *  - s3_url.c: keys, and the URL of a key (virtual-hosted or path style),
  *    each character encoded as SigV4 wants;
  *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
