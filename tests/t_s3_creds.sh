@@ -327,3 +327,15 @@ if [ "$RC" -eq 0 ] && [ "$n" = 6 ] && [ "$got" -ge 2 ] && [ "$expired" -ge 1 ]; 
 else
 	not_ok "refresh on ExpiredToken" "exit $RC, $n objects, $got fetches, $expired ExpiredToken" "$(first_lines 6 "$w/rv.err")"
 fi
+# Again, the objects there: a HEAD each, whose refusal is a bare 400 (no body to say ExpiredToken).
+fake_s3_clear_log
+fake_s3_faults '{"stall": 100, "stall_seconds": 1.2}'
+run "$w/rv2" env AWS_CONTAINER_CREDENTIALS_FULL_URI="$FAKE_S3_URL/_container/creds" \
+	AWS_CONTAINER_AUTHORIZATION_TOKEN='Bearer c0nt41ner' "$L" -j 1 -r "$w/many" -o s3://rel/rv \
+	--endpoint-url "$FAKE_S3_URL"
+heads=$(srv_log method='"HEAD"' code='"ExpiredToken"') ok_heads=$(srv_log method='"HEAD"' status=200)
+if [ "$RC" -eq 0 ] && [ "$heads" -ge 1 ] && [ "$ok_heads" -ge 6 ] && [ "$(fake_s3_count PUT)" = 0 ]; then
+	ok "refresh on a HEAD's bare 400: found again, the HEAD sent once more ($heads refused, $ok_heads answered), nothing rewritten"
+else
+	not_ok "refresh on a HEAD's 400" "exit $RC, $heads HEAD refused, $ok_heads HEAD answered" "$(first_lines 6 "$w/rv2.err")"
+fi

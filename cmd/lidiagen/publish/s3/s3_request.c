@@ -671,10 +671,17 @@ static CURLcode attempt_once(struct s3_client *cl, struct s3_request *r, const c
 	return cc;
 }
 
-/* S3 says the token has expired: worth one more attempt with credentials found again. */
-static bool expired(const struct s3_client *cl, CURLcode cc, const struct s3_error *err)
+/*
+ * S3 says the token has expired: worth one more attempt with credentials
+ * found again. A HEAD's answer has no body to say so: its bare 400 is
+ * taken for it (a HEAD has nothing else to be malformed about).
+ */
+static bool expired(const struct s3_client *cl, const struct s3_request *r, CURLcode cc,
+		    const struct s3_error *err)
 {
-	return cl->c->keeper && cc == CURLE_OK && !strcmp(err->code, "ExpiredToken");
+	if (!cl->c->keeper || cc != CURLE_OK)
+		return false;
+	return !strcmp(err->code, "ExpiredToken") || (r->head && r->status == 400);
 }
 
 int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
@@ -710,7 +717,7 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 		snprintf(err->request, sizeof(err->request), "%s", r->request);
 		err->attempts = attempt;
 		e = cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
-		if (!renewed && expired(cl, cc, err)) {
+		if (!renewed && expired(cl, r, cc, err)) {
 			renewed = true;
 			stale = cl->creds.generation;
 			continue;
