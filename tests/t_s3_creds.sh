@@ -339,3 +339,17 @@ if [ "$RC" -eq 0 ] && [ "$heads" -ge 1 ] && [ "$ok_heads" -ge 6 ] && [ "$(fake_s
 else
 	not_ok "refresh on a HEAD's 400" "exit $RC, $heads HEAD refused, $ok_heads HEAD answered" "$(first_lines 6 "$w/rv2.err")"
 fi
+
+# The instance's role: its credentials say they end in 5 s, and are asked for again.
+fake_s3_start "$w/srvi" --access-key AKIDSTATICKEY0001 --secret-key static-secret --bucket rel \
+	--imds-role ci-role --imds-access-key AKIDIMDS --imds-secret-key imds-secret --imds-token imds-token \
+	--imds-expiry-seconds 5
+fake_s3_faults '{"stall": 100, "stall_seconds": 1.2}'
+run "$w/im" env AWS_EC2_METADATA_DISABLED=false AWS_EC2_METADATA_SERVICE_ENDPOINT="$FAKE_S3_URL" \
+	"$L" -v -j 1 -r "$w/many" -o s3://rel/im --endpoint-url "$FAKE_S3_URL"
+fetches=$(srv_log imds=true path='"/latest/meta-data/iam/security-credentials/ci-role"' status=200)
+if [ "$RC" -eq 0 ] && grep -q "credentials: instance metadata" "$w/im.err" && [ "$fetches" -ge 2 ]; then
+	ok "refresh: the instance role's credentials asked for again before their Expiration ($fetches fetches)"
+else
+	not_ok "refresh of the instance role's credentials" "exit $RC, $fetches fetches" "$(first_lines 6 "$w/im.err")"
+fi

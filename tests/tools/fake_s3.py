@@ -13,6 +13,7 @@ or SIGINT stop it cleanly (exit 0).
                --imds-access-key AK --imds-secret-key SK --imds-token TOK]
                [--web-identity-token JWT] [--role-arn ARN]
                [--container-token TOK] [--issue-seconds 3600] [--revoke-after S]
+               [--imds-expiry-seconds 21600]
 
 S3, path style (/BUCKET/KEY, the key URL-decoded), in memory; each --bucket
 exists, empty. PUT /b/k stores body, Content-Type and x-amz-meta-* (200,
@@ -822,7 +823,8 @@ class Handler(BaseHTTPRequestHandler):
             'Code': 'Success', 'LastUpdated': now.strftime(iso),
             'Type': 'AWS-HMAC', 'AccessKeyId': args.imds_access_key,
             'SecretAccessKey': args.imds_secret_key, 'Token': args.imds_token,
-            'Expiration': (now + datetime.timedelta(hours=6)).strftime(iso)})
+            'Expiration': (now + datetime.timedelta(
+                seconds=args.imds_expiry_seconds)).strftime(iso)})
         return 200
 
     # ---- STS and container credentials: temporary credentials, issued here
@@ -943,6 +945,8 @@ def parse_args(argv):
         p.add_argument(name)
     p.add_argument('--issue-seconds', type=float, default=3600,
                    help='the lifetime of the credentials STS and the container issue')
+    p.add_argument('--imds-expiry-seconds', type=float, default=21600,
+                   help='the Expiration the instance role\'s credentials say')
     p.add_argument('--revoke-after', type=float,
                    help='issued credentials refused (ExpiredToken) after this many '
                    'seconds, whatever their Expiration says')
