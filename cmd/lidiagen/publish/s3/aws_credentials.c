@@ -1,32 +1,36 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The credentials, from the first source that has them, in the AWS chain's
- * order (botocore's): the environment (AWS_ACCESS_KEY_ID,
- * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN); the profile's role to
- * assume (role_arn) with the credentials of its source_profile or
- * credential_source (STS's AssumeRole); a web identity
- * (STS's AssumeRoleWithWebIdentity, sts.c); SSO (refused); the profile's keys in the credentials file;
- * its credential_process (process.c); its keys in the config file; a
- * container's agent (ECS, EKS Pod Identity: container.c); the instance's role, from the instance metadata service (imds.c) unless
- * AWS_EC2_METADATA_DISABLED. A source named but not had is refused rather
- * than skipped: the next one would be some other identity.
- * They are checked, copied once into the config, and never put in a
- * message.
+ * order (botocore's):
+ *   the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+ *     AWS_SESSION_TOKEN);
+ *   the profile's role_arn, assumed (STS's AssumeRole, sts.c) with the
+ *     credentials of its source_profile or credential_source;
+ *   a web identity (STS's AssumeRoleWithWebIdentity);
+ *   SSO (refused: it needs a browser);
+ *   the profile's keys in the credentials file;
+ *   its credential_process (process.c);
+ *   its keys in the config file;
+ *   a container's agent (ECS, EKS Pod Identity: container.c);
+ *   the instance's role (imds.c), unless AWS_EC2_METADATA_DISABLED.
+ * A source named but failing is an error rather than skipped: the next
+ * one would be some other identity. The credentials are checked, copied
+ * into the config, and never put in a message.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aws_credentials.h"
 #include "aws_files.h"
-#include "sts.h"
 #include "aws_util.h"
 #include "container.h"
 #include "imds.h"
 #include "process.h"
+#include "sts.h"
 
 /* A credential goes into signatures and a header: visible ASCII only. */
 static bool credential_ok(const char *s)
