@@ -71,7 +71,7 @@ fake_s3_count() {
 import json, sys
 m, prefix = sys.argv[1], sys.argv[2]
 print(sum(1 for r in json.load(sys.stdin)
-          if r.get("method") == m and not r.get("imds") and r.get("path", "").startswith(prefix)
+          if r.get("method") == m and not r.get("imds") and not r.get("creds") and r.get("path", "").startswith(prefix)
           and "/.lidiagen-probe/" not in r.get("path", "")))
 ' "$1" "${2:-/}"
 }

@@ -11,6 +11,9 @@ or SIGINT stop it cleanly (exit 0).
                [--session-token TOK] [--region us-east-1] [--bucket NAME]...
                [--max-skew-seconds 900] [--verbose] [--imds-role NAME
                --imds-access-key AK --imds-secret-key SK --imds-token TOK]
+               [--web-identity-token JWT] [--role-arn ARN]
+               [--container-token TOK] [--issue-seconds 3600] [--revoke-after S]
+               [--imds-expiry-seconds 21600]
 
 S3, path style (/BUCKET/KEY, the key URL-decoded), in memory; each --bucket
 exists, empty. PUT /b/k stores body, Content-Type and x-amz-meta-* (200,
@@ -111,6 +114,23 @@ Fake EC2 instance metadata, IMDSv2 (logged with "imds": true):
   GET /latest/meta-data/iam/security-credentials/       the role name
   GET /latest/meta-data/iam/security-credentials/ROLE   JSON credentials
 The GETs need a valid X-aws-ec2-metadata-token header, else 401.
+
+Fake STS and container agent (logged with "creds": "sts" or "container"),
+issuing new temporary credentials each time (ASIAFAKE..., a fresh secret
+and session token) that S3 then accepts until --issue-seconds (default
+3600) have passed (or --revoke-after, earlier than they say), and answers
+400 ExpiredToken after:
+  POST /_sts (or GET /_sts?...)  the Query API, Version 2011-06-15:
+      Action=AssumeRoleWithWebIdentity: WebIdentityToken must be
+        --web-identity-token (else 403 AccessDenied);
+      Action=AssumeRole: SigV4-signed (service sts) with credentials S3
+        accepts, checked by botocore;
+      both: RoleArn must be --role-arn when given, RoleSessionName set; the
+      answer <ACTIONResponse><ACTIONResult><Credentials>..., or an
+      <ErrorResponse><Error><Code>.
+  GET /_container/creds           Authorization must be --container-token
+                                  (else 401); JSON AccessKeyId,
+                                  SecretAccessKey, Token, Expiration.
 """
 import argparse
 import base64
@@ -197,6 +217,7 @@ class State:
         self.faults = {}
         self.log = []
         self.imds_tokens = {}  # token -> expiry (epoch seconds)
+        self.issued_expiry = {}  # access key -> expiry, of credentials issued here
         # The (access key, secret key, session token or None) accepted.
         self.creds = [(args.access_key, args.secret_key, args.session_token)]
         if args.imds_access_key:
@@ -234,8 +255,8 @@ class ClientHeadersSigner(S3SigV4Auth):
     S3SigV4Auth (unlike SigV4Auth) leaves the path as it is: S3 does not
     normalise it or encode it a second time."""
 
-    def __init__(self, credentials, region, signed_names):
-        super().__init__(credentials, 's3', region)
+    def __init__(self, credentials, region, signed_names, service='s3'):
+        super().__init__(credentials, service, region)
         self._signed_names = signed_names
 
     def headers_to_sign(self, request):
@@ -247,7 +268,7 @@ class ClientHeadersSigner(S3SigV4Auth):
 
 
 def botocore_signature(cred, region, method, url, body, signed_names, headers,
-                       amz_date):
+                       amz_date, service='s3'):
     """Return (signature, canonical request, string to sign) per botocore."""
     request = AWSRequest(method=method, url=url, data=body)
     for name in signed_names:
@@ -258,7 +279,8 @@ def botocore_signature(cred, region, method, url, body, signed_names, headers,
     # canonical_request() takes the X-Amz-Content-SHA256 header as the
     # payload hash when the request has one (we require it signed).
     request.context['timestamp'] = amz_date
-    signer = ClientHeadersSigner(Credentials(*cred), region, signed_names)
+    signer = ClientHeadersSigner(Credentials(*cred), region, signed_names,
+                                 service)
     canonical = signer.canonical_request(request)
     string_to_sign = signer.string_to_sign(request, canonical)
     return signer.signature(string_to_sign, request), canonical, string_to_sign
@@ -307,6 +329,9 @@ def authenticate(state, handler, url, body, rec):
     cred = next((c for c in state.creds if c[0] == access_key), None)
     if cred is None:
         raise S3Error('InvalidAccessKeyId', access_key)
+    if state.issued_expiry.get(access_key, float('inf')) < time.time():
+        rec['code'] = 'ExpiredToken'
+        raise S3Error('ExpiredToken', 'issued credentials %s expired' % access_key)
     amz_date = h['x-amz-date']
     if service != 's3' or region != state.args.region or date != amz_date[:8]:
         raise S3Error('AuthorizationHeaderMalformed', 'scope %s/%s/%s, '
@@ -467,6 +492,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.control(raw_path)
             elif raw_path.startswith('/latest/'):
                 self.imds(raw_path)
+            elif raw_path == '/_sts':
+                self.sts(raw_query)
+            elif raw_path == '/_container/creds':
+                self.container()
             else:
                 self.s3(raw_path, raw_query)
         except ConnectionError:  # the client went away: so do we
@@ -794,8 +823,109 @@ class Handler(BaseHTTPRequestHandler):
             'Code': 'Success', 'LastUpdated': now.strftime(iso),
             'Type': 'AWS-HMAC', 'AccessKeyId': args.imds_access_key,
             'SecretAccessKey': args.imds_secret_key, 'Token': args.imds_token,
-            'Expiration': (now + datetime.timedelta(hours=6)).strftime(iso)})
+            'Expiration': (now + datetime.timedelta(
+                seconds=args.imds_expiry_seconds)).strftime(iso)})
         return 200
+
+    # ---- STS and container credentials: temporary credentials, issued here
+
+    def issue(self, kind):
+        """New temporary credentials, which S3 accepts until they expire."""
+        state = self.state
+        with state.lock:
+            n = len(state.issued_expiry) + 1
+            ak = 'ASIAFAKE%s%08d' % (kind.upper()[:4], n)
+            cred = (ak, secrets.token_urlsafe(30), secrets.token_urlsafe(60))
+            state.creds.append(cred)
+            now = time.time()
+            state.issued_expiry[ak] = now + (state.args.revoke_after or
+                                             state.args.issue_seconds)
+        when = datetime.datetime.fromtimestamp(now + state.args.issue_seconds,
+                                               datetime.timezone.utc)
+        return cred, when.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+    def sts(self, raw_query):
+        body = self.read_body()
+        form = dict(parse_qsl(body.decode('utf-8', 'replace')
+                              if self.command == 'POST' else raw_query))
+        action = form.get('Action', '')
+        rec = {'method': self.command, 'path': '/_sts', 'creds': 'sts',
+               'action': action, 'time': time.time(),
+               'session_name': form.get('RoleSessionName'),
+               'signed': 'Authorization' in self.headers}
+        try:
+            self.sts_check(action, form, body)
+            cred, when = self.issue(action[len('AssumeRole'):] or 'role')
+        except S3Error as e:
+            rec['status'], rec['code'], rec['message'] = e.status, e.code, e.message
+            self.state.record(rec)
+            doc = ('<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code>'
+                   '<Message>%s</Message></Error></ErrorResponse>'
+                   % (e.code, escape(e.message)))
+            return self.respond(e.status, doc.encode(), (), 'text/xml')
+        rec['status'], rec['issued'] = 200, cred[0]
+        self.state.record(rec)
+        doc = ('<{a}Response xmlns="https://sts.amazonaws.com/doc/2011-06-15/">'
+               '<{a}Result><Credentials><AccessKeyId>{}</AccessKeyId>'
+               '<SecretAccessKey>{}</SecretAccessKey><SessionToken>{}'
+               '</SessionToken><Expiration>{}</Expiration></Credentials>'
+               '</{a}Result></{a}Response>').format(*cred, when, a=action)
+        self.respond(200, doc.encode(), (), 'text/xml')
+
+    def sts_check(self, action, form, body):
+        args = self.state.args
+        if form.get('Version') != '2011-06-15':
+            raise S3Error('InvalidRequest', 'Version 2011-06-15 expected')
+        if args.role_arn and form.get('RoleArn') != args.role_arn:
+            raise S3Error('AccessDenied', 'not the role %s' % args.role_arn)
+        if not form.get('RoleSessionName'):
+            raise S3Error('InvalidRequest', 'no RoleSessionName')
+        if action == 'AssumeRoleWithWebIdentity':
+            if not args.web_identity_token or not hmac.compare_digest(
+                    form.get('WebIdentityToken', ''), args.web_identity_token):
+                raise S3Error('AccessDenied', 'not the web identity token issued')
+        elif action == 'AssumeRole':
+            self.sts_signature(body)
+        else:
+            raise S3Error('NotImplemented', 'Action %r' % action)
+
+    def sts_signature(self, body):
+        """AssumeRole's SigV4 (service sts), checked by botocore over the credentials known."""
+        h = self.headers
+        scope, signed, signature = parse_authorization(h.get('Authorization'))
+        cred = next((c for c in self.state.creds if c[0] == scope[0]), None)
+        if cred is None:
+            raise S3Error('InvalidAccessKeyId', scope[0])
+        if scope[3] != 'sts' or scope[2] != self.state.args.region:
+            raise S3Error('AuthorizationHeaderMalformed', '/'.join(scope))
+        if (cred[2] is not None) != ('x-amz-security-token' in signed) or (
+                cred[2] is not None and h.get('x-amz-security-token') != cred[2]):
+            raise S3Error('InvalidToken', 'the source session token')
+        url = 'http://%s%s' % (h['Host'], self.path)
+        mine, canonical, _ = botocore_signature(
+            cred, scope[2], self.command, url, body, signed, h,
+            h.get('x-amz-date', ''), 'sts')
+        if not hmac.compare_digest(mine, signature.lower()):
+            raise S3Error('SignatureDoesNotMatch', 'canonical request (botocore): '
+                          + canonical.replace('\n', ' | '))
+
+    def container(self):
+        """The ECS / EKS Pod Identity agent: JSON credentials for the Authorization token."""
+        self.read_body()
+        want = self.state.args.container_token
+        got = self.headers.get('Authorization')
+        rec = {'method': self.command, 'path': '/_container/creds',
+               'creds': 'container', 'time': time.time()}
+        if self.command != 'GET' or not want or got != want:
+            rec['status'] = 401
+            self.state.record(rec)
+            return self.respond_json(401, {'Code': 'AccessDenied',
+                                           'Message': 'not the token issued'})
+        cred, when = self.issue('container')
+        rec['status'], rec['issued'] = 200, cred[0]
+        self.state.record(rec)
+        self.respond_json(200, {'AccessKeyId': cred[0], 'SecretAccessKey': cred[1],
+                                'Token': cred[2], 'Expiration': when})
 
     def text(self, status, text, headers=()):
         self.respond(status, text.encode(), headers, 'text/plain')
@@ -811,6 +941,15 @@ def parse_args(argv):
     for name in ('--log', '--session-token', '--imds-role', '--imds-access-key',
                  '--imds-secret-key', '--imds-token'):
         p.add_argument(name)
+    for name in ('--web-identity-token', '--role-arn', '--container-token'):
+        p.add_argument(name)
+    p.add_argument('--issue-seconds', type=float, default=3600,
+                   help='the lifetime of the credentials STS and the container issue')
+    p.add_argument('--imds-expiry-seconds', type=float, default=21600,
+                   help='the Expiration the instance role\'s credentials say')
+    p.add_argument('--revoke-after', type=float,
+                   help='issued credentials refused (ExpiredToken) after this many '
+                   'seconds, whatever their Expiration says')
     p.add_argument('--region', default='us-east-1')
     p.add_argument('--bucket', action='append', default=[])
     p.add_argument('--page-size', type=int, default=1000,

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aws_json.h"
+#include "process.h"
 #include "s3.h"
 #include "unit.h"
 
@@ -46,6 +48,15 @@ static const char *const vars[] = {
 	"AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE",
 	"AWS_METADATA_SERVICE_TIMEOUT",
 	"AWS_METADATA_SERVICE_NUM_ATTEMPTS",
+	"AWS_ENDPOINT_URL_STS",
+	"AWS_WEB_IDENTITY_TOKEN_FILE",
+	"AWS_ROLE_ARN",
+	"AWS_ROLE_SESSION_NAME",
+	"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+	"AWS_CONTAINER_CREDENTIALS_FULL_URI",
+	"AWS_CONTAINER_AUTHORIZATION_TOKEN",
+	"AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+	"LIDIAGEN_CREDENTIAL_PROCESS_TIMEOUT",
 };
 
 /* The temporary home, and its two files (named by the variables). */
@@ -375,8 +386,8 @@ static void creds_refused(void)
 	write_file(config_path,
 		   "[profile prod]\nrole_arn = arn:aws:iam::1:role/x\nsource_profile = default\n");
 	setenv("AWS_PROFILE", "prod", 1);
-	expect_fail("s3://bucket", NULL, -ENOTSUP, "by role_arn",
-		    "credentials: a profile assuming a role is refused by name");
+	expect_fail("s3://bucket", NULL, -ENOENT, "AWS profile 'default' is in neither",
+		    "credentials: a role whose source_profile does not exist: said so");
 	write_file(config_path, "[profile prod]\nsso_session = corp\n");
 	expect_fail("s3://bucket", NULL, -ENOTSUP, "by sso_session",
 		    "credentials: a profile with SSO is refused by name");
@@ -883,6 +894,77 @@ static void subjects(void)
 		    "'s3://Bucket': ", "subject: a bad URL quotes the URL, nothing before it");
 }
 
+/* STS's endpoint, for the roles: as the AWS CLI picks it (never --endpoint-url). */
+static bool sts_is(const struct s3_overrides *ov, const char *want)
+{
+	struct s3_config c;
+	char err[512] = "";
+	bool ok = !s3_config_load(&c, "s3://bucket", ov, err, sizeof(err)) && c.sts_endpoint &&
+		  !strcmp(c.sts_endpoint, want);
+
+	if (!ok)
+		printf("# sts endpoint %s, want %s (%s)\n", c.sts_endpoint ? c.sts_endpoint : "?",
+		       want, err);
+	s3_config_free(&c);
+	return ok;
+}
+
+static void sts_endpoint(void)
+{
+	const struct s3_overrides opt = { .endpoint_url = "http://opt:1" };
+
+	env_reset();
+	env_keys();
+	setenv("AWS_REGION", "eu-west-3", 1);
+	CHECK(sts_is(&opt, "https://sts.eu-west-3.amazonaws.com"),
+	      "sts: the regional endpoint; --endpoint-url is S3's only");
+	write_file(config_path, "[default]\nendpoint_url = http://top:5\n");
+	CHECK(sts_is(NULL, "http://top:5"), "sts: the profile's endpoint_url");
+	setenv("AWS_ENDPOINT_URL", "http://env:3", 1);
+	CHECK(sts_is(NULL, "http://env:3"), "sts: AWS_ENDPOINT_URL before the profile's");
+	write_file(config_path, "[default]\nsts =\n  endpoint_url = http://stsblock:7/\n");
+	CHECK(sts_is(NULL, "http://stsblock:7"), "sts: the sts block before AWS_ENDPOINT_URL");
+	setenv("AWS_ENDPOINT_URL_STS", "http://stsenv:8", 1);
+	CHECK(sts_is(NULL, "http://stsenv:8"), "sts: AWS_ENDPOINT_URL_STS first");
+	setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true", 1);
+	CHECK(sts_is(NULL, "https://sts.eu-west-3.amazonaws.com"),
+	      "sts: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: the regional one");
+	env_reset();
+}
+
+/* credential_process's words, as Python's shlex.split gives them. */
+static bool split_is(const char *cmd, int n, const char *const *want)
+{
+	char buf[256], *argv[8];
+	int got = process_split(cmd, buf, argv, 8);
+
+	if (got != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (strcmp(argv[i], want[i]))
+			return false;
+	return true;
+}
+
+static void process_words(void)
+{
+	static const char *const a[] = { "/bin/x", "a b", "c'd", "e\\f", "g\"h", "i" };
+	static const char *const b[] = { "tool", "--x=1 2", "" };
+	time_t t = 0;
+
+	CHECK(split_is("/bin/x 'a b' \"c'd\" e\\\\f \"g\\\"h\" \\i", 6, a),
+	      "credential_process: quotes and backslashes as shlex.split");
+	CHECK(split_is("  tool\t--x='1 2' ''", 3, b), "credential_process: blanks, an empty word");
+	CHECK(process_split("a 'b", (char[8]){ 0 }, (char *[4]){ 0 }, 4) == -EINVAL &&
+		      process_split("a\\", (char[8]){ 0 }, (char *[4]){ 0 }, 4) == -EINVAL &&
+		      process_split("  ", (char[8]){ 0 }, (char *[4]){ 0 }, 4) == -EINVAL,
+	      "credential_process: an unclosed quote, a final backslash, nothing: refused");
+	CHECK(!aws_parse_time("2026-12-03T09:00:00Z", &t) && t == 1796288400 &&
+		      !aws_parse_time("2026-12-03T09:00:00.123+00:00", &t) && t == 1796288400 &&
+		      aws_parse_time("2026-12-03 09:00", &t),
+	      "Expiration: ISO 8601 in UTC, fractions allowed; anything else refused");
+}
+
 int main(void)
 {
 	if (!mkdtemp(home))
@@ -911,6 +993,8 @@ int main(void)
 	loaded_url();
 	describe();
 	subjects();
+	sts_endpoint();
+	process_words();
 	env_reset();
 	rmdir(home);
 	return unit_exit();

@@ -20,8 +20,9 @@
  *  - libcurl and libexpat, loaded here (curl_load.c, expat_load.c), once
  *    the settings are read and before the instance's role may be asked:
  *    their absence is a problem of the setup, said before any work;
- *  - credentials: the environment, else the profile, else the instance's
- *    role (aws_credentials.c).
+ *  - STS's endpoint, for the roles of the credentials chain;
+ *  - credentials: the AWS CLI's chain (aws_credentials.c), and a keeper
+ *    that refreshes them when they expire (aws_refresh.c).
  *
  * Secrets are copied once, into the config, and wiped when freed; no
  * message holds one, nor any line of a file, which could be one.
@@ -34,6 +35,7 @@
 
 #include "aws_credentials.h"
 #include "aws_files.h"
+#include "aws_refresh.h"
 #include "aws_url.h"
 #include "aws_util.h"
 #include "curl_load.h"
@@ -241,6 +243,44 @@ static int pick_endpoint(struct load *ld)
 	return ret ? ret : pick_addressing(ld, custom);
 }
 
+/*
+ * STS's endpoint, for the roles of the chain, as the AWS CLI picks it:
+ * AWS_ENDPOINT_URL_STS, the profile's "sts =" endpoint_url, then the
+ * endpoints for every service; else AWS's regional one (what current SDKs
+ * use rather than the global sts.amazonaws.com). Never --endpoint-url,
+ * which is S3's.
+ */
+static int pick_sts_endpoint(struct load *ld)
+{
+	bool ignore = ignore_configured_endpoints(ld);
+	const struct choice ch[] = {
+		{ ignore ? NULL : aws_env("AWS_ENDPOINT_URL_STS"), "AWS_ENDPOINT_URL_STS" },
+		{ ignore ? NULL : aws_profile_setting(ld, SET_STS_ENDPOINT_URL), ld->in_config },
+		{ ignore ? NULL : aws_env("AWS_ENDPOINT_URL"), "AWS_ENDPOINT_URL" },
+		{ ignore ? NULL : aws_profile_setting(ld, SET_ENDPOINT_URL), ld->in_config },
+	};
+	const struct choice *e = first_given(ch, sizeof(ch) / sizeof(*ch));
+	const char *why,
+		*domain = strncmp(ld->c->region, "cn-", 3) ? "amazonaws.com" : "amazonaws.com.cn";
+	char q[128];
+	size_t n;
+
+	if (!e) {
+		if (asprintf(&ld->c->sts_endpoint, "https://sts.%s.%s", ld->c->region, domain) < 0)
+			ld->c->sts_endpoint = NULL;
+		return ld->c->sts_endpoint ? 0 : aws_fail(ld, -ENOMEM, "out of memory");
+	}
+	if ((why = endpoint_problem(e->value)))
+		return aws_fail(ld, -EINVAL, "STS endpoint URL '%s' (from %s): %s",
+				strchr(e->value, '@') ? "..." : aws_shown(e->value, q, sizeof(q)),
+				e->from, why);
+	for (n = strlen(e->value); e->value[n - 1] == '/'; n--)
+		;
+	if (!(ld->c->sts_endpoint = strndup(e->value, n)))
+		return aws_fail(ld, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int pick_retries(struct load *ld)
 {
 	const char *v = aws_env("AWS_MAX_ATTEMPTS"), *from = "AWS_MAX_ATTEMPTS";
@@ -298,7 +338,8 @@ static int load_settings(struct load *ld)
 	int ret;
 
 	if ((ret = aws_profile_load(ld)) || (ret = pick_region(ld)) || (ret = pick_endpoint(ld)) ||
-	    (ret = pick_retries(ld)) || (ret = s3_curl_load(ld->err, ld->err_size)) ||
+	    (ret = pick_sts_endpoint(ld)) || (ret = pick_retries(ld)) ||
+	    (ret = s3_curl_load(ld->err, ld->err_size)) ||
 	    (ret = s3_expat_load(ld->err, ld->err_size)))
 		return ret;
 	return 0;
@@ -318,6 +359,8 @@ static int load_all(struct load *ld, const char *url)
 		name_subject(ld->err, ld->err_size, bucket);
 	else if ((ret = aws_find_credentials(ld)))
 		name_subject(ld->err, ld->err_size, "credentials");
+	else if ((ret = aws_keeper_new(ld->c, ld->ov->profile)))
+		snprintf(ld->err, ld->err_size, "out of memory");
 	return ret;
 }
 
@@ -349,6 +392,7 @@ void s3_config_free(struct s3_config *c)
 	free(c->prefix);
 	free(c->region);
 	free(c->endpoint);
+	free(c->sts_endpoint);
 	free(c->region_from);
 	free(c->endpoint_from);
 	free(c->attempts_from);
@@ -356,6 +400,7 @@ void s3_config_free(struct s3_config *c)
 	aws_free_secret(c->creds.secret_key);
 	aws_free_secret(c->creds.session_token);
 	s3_breaker_free(c->breaker);
+	aws_keeper_free(c->keeper);
 	memset(c, 0, sizeof(*c));
 }
 

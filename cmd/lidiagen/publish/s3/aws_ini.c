@@ -5,10 +5,10 @@
  * "[profile NAME]" and "[default]" in the config file), "name = value"
  * lines, comments from '#' or ';' (in a value, only after a blank), and
  * indented lines under a setting, which continue its value or, under a
- * "name =" without one, are a block of settings ("s3 =" is the one read).
- * Of the profile wanted, the settings lidiagen reads are kept (the last one
- * given wins), pointing into the file's buffer, and the first key of a
- * credential source it does not have. A bad line's message gives its file
+ * "name =" without one, are a block of settings ("s3 =" and "sts =" are
+ * the ones read). Of the profile wanted, the settings lidiagen reads are
+ * kept (the last one given wins), pointing into the file's buffer, the
+ * keys of every credential source among them. A bad line's message gives its file
  * and number, never its content, which could be a secret.
  */
 #include <errno.h>
@@ -19,30 +19,33 @@
 
 #include "aws_ini.h"
 
+/* What indented lines belong to: nothing we read, or the "s3 =" or "sts =" block. */
+enum { BLOCK_NONE, BLOCK_S3, BLOCK_STS, BLOCK_OTHER };
+
 /* Each setting's name in the files. */
 static const struct {
 	const char *name;
-	bool in_s3; /* in the profile's "s3 =" block rather than at its top */
+	int block; /* BLOCK_NONE: at the profile's top; else its "s3 =" or "sts =" block */
 } settings[SET_COUNT] = {
-	[SET_ACCESS_KEY] = { "aws_access_key_id", false },
-	[SET_SECRET_KEY] = { "aws_secret_access_key", false },
-	[SET_SESSION_TOKEN] = { "aws_session_token", false },
-	[SET_REGION] = { "region", false },
-	[SET_ENDPOINT_URL] = { "endpoint_url", false },
-	[SET_IGNORE_ENDPOINTS] = { "ignore_configured_endpoint_urls", false },
-	[SET_MAX_ATTEMPTS] = { "max_attempts", false },
-	[SET_S3_ENDPOINT_URL] = { "endpoint_url", true },
-	[SET_S3_ADDRESSING_STYLE] = { "addressing_style", true },
+	[SET_ACCESS_KEY] = { "aws_access_key_id", BLOCK_NONE },
+	[SET_SECRET_KEY] = { "aws_secret_access_key", BLOCK_NONE },
+	[SET_SESSION_TOKEN] = { "aws_session_token", BLOCK_NONE },
+	[SET_REGION] = { "region", BLOCK_NONE },
+	[SET_ENDPOINT_URL] = { "endpoint_url", BLOCK_NONE },
+	[SET_IGNORE_ENDPOINTS] = { "ignore_configured_endpoint_urls", BLOCK_NONE },
+	[SET_MAX_ATTEMPTS] = { "max_attempts", BLOCK_NONE },
+	[SET_S3_ENDPOINT_URL] = { "endpoint_url", BLOCK_S3 },
+	[SET_S3_ADDRESSING_STYLE] = { "addressing_style", BLOCK_S3 },
+	[SET_STS_ENDPOINT_URL] = { "endpoint_url", BLOCK_STS },
+	[SET_ROLE_ARN] = { "role_arn", BLOCK_NONE },
+	[SET_WEB_IDENTITY_TOKEN_FILE] = { "web_identity_token_file", BLOCK_NONE },
+	[SET_ROLE_SESSION_NAME] = { "role_session_name", BLOCK_NONE },
+	[SET_SOURCE_PROFILE] = { "source_profile", BLOCK_NONE },
+	[SET_CREDENTIAL_SOURCE] = { "credential_source", BLOCK_NONE },
+	[SET_SSO_SESSION] = { "sso_session", BLOCK_NONE },
+	[SET_SSO_START_URL] = { "sso_start_url", BLOCK_NONE },
+	[SET_CREDENTIAL_PROCESS] = { "credential_process", BLOCK_NONE },
 };
-
-/*
- * Keys of the credential sources the AWS tools have and we do not (roles
- * to assume, SSO, processes). Most come before static keys in the AWS
- * chain, so a profile naming one is refused rather than read otherwise.
- */
-static const char *const unsupported_keys[] = { "role_arn", "web_identity_token_file",
-						"sso_session", "sso_start_url",
-						"credential_process" };
 
 static bool is_blank(char ch)
 {
@@ -58,7 +61,7 @@ struct ini {
 	bool seen_section;
 	bool seen_setting; /* since the section's header: indented lines now continue it */
 	bool in_profile;   /* the lines belong to the profile wanted */
-	enum { BLOCK_NONE, BLOCK_S3, BLOCK_OTHER } block; /* what indented lines belong to */
+	int block;	   /* what indented lines belong to */
 };
 
 __attribute__((format(printf, 3, 4))) static int ini_bad(struct load *ld, const struct ini *st,
@@ -128,17 +131,14 @@ static int ini_section(struct load *ld, struct ini *st, char *line)
 }
 
 /* name = value in the profile wanted: keep what we read (the last one given wins). */
-static void ini_take(struct ini *st, const char *name, const char *value, bool in_s3)
+static void ini_take(struct ini *st, const char *name, const char *value, int block)
 {
 	for (int i = 0; i < SET_COUNT; i++) {
-		if (settings[i].in_s3 == in_s3 && !strcasecmp(settings[i].name, name)) {
+		if (settings[i].block == block && !strcasecmp(settings[i].name, name)) {
 			st->f->set[i] = *value ? value : NULL;
 			return;
 		}
 	}
-	for (size_t i = 0; !in_s3 && i < sizeof(unsupported_keys) / sizeof(*unsupported_keys); i++)
-		if (!st->f->unsupported && !strcasecmp(unsupported_keys[i], name))
-			st->f->unsupported = unsupported_keys[i];
 }
 
 /*
@@ -160,20 +160,22 @@ static int ini_setting(struct load *ld, struct ini *st, char *line, bool indente
 	if (!*name)
 		return ini_bad(ld, st, "a setting without a name");
 	if (indented) {
-		if (st->in_profile && st->block == BLOCK_S3)
-			ini_take(st, name, value, true);
+		if (st->in_profile && (st->block == BLOCK_S3 || st->block == BLOCK_STS))
+			ini_take(st, name, value, st->block);
 		return 0;
 	}
 	if (!st->seen_section)
 		return ini_bad(ld, st, "a setting before any [section]");
 	st->seen_setting = true;
 	if (!*value) {
-		st->block = strcasecmp(name, "s3") ? BLOCK_OTHER : BLOCK_S3;
+		st->block = !strcasecmp(name, "s3")    ? BLOCK_S3
+			    : !strcasecmp(name, "sts") ? BLOCK_STS
+						       : BLOCK_OTHER;
 		return 0;
 	}
 	st->block = BLOCK_NONE;
 	if (st->in_profile)
-		ini_take(st, name, value, false);
+		ini_take(st, name, value, BLOCK_NONE);
 	return 0;
 }
 

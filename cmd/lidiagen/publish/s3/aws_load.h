@@ -9,7 +9,9 @@
  *     aws_url.c            s3://BUCKET[/PREFIX]
  *     aws_files.c          the profile, and its two files found and read
  *       aws_ini.c            their INI dialect: the profile's settings
- *     aws_credentials.c    the chain: environment, profile, imds.c
+ *     aws_credentials.c    the chain: environment, roles (sts.c), profiles
+ *                          (a source_profile loaded by aws_files.c),
+ *                          process.c, container.c, imds.c
  *   aws_util.c           (under all) messages, the environment, secrets
  */
 #ifndef LIDIAGEN_AWS_LOAD_H
@@ -21,7 +23,11 @@
 
 #include "s3.h"
 
-/* The settings taken from a profile: keys at its top, and two of its "s3 =" block. */
+/*
+ * The settings taken from a profile: keys at its top, two of its "s3 ="
+ * block and one of its "sts =" block; the keys of credential sources too,
+ * so that the chain (aws_credentials.c) can take them in the AWS order.
+ */
 enum setting {
 	SET_ACCESS_KEY,
 	SET_SECRET_KEY,
@@ -32,6 +38,15 @@ enum setting {
 	SET_MAX_ATTEMPTS,
 	SET_S3_ENDPOINT_URL,
 	SET_S3_ADDRESSING_STYLE,
+	SET_STS_ENDPOINT_URL,
+	SET_ROLE_ARN,
+	SET_WEB_IDENTITY_TOKEN_FILE,
+	SET_ROLE_SESSION_NAME,
+	SET_SOURCE_PROFILE,
+	SET_CREDENTIAL_SOURCE,
+	SET_SSO_SESSION,
+	SET_SSO_START_URL,
+	SET_CREDENTIAL_PROCESS,
 	SET_COUNT
 };
 
@@ -44,7 +59,6 @@ struct aws_file {
 	size_t len;
 	bool found; /* it has a section for the profile */
 	const char *set[SET_COUNT];
-	const char *unsupported; /* the first key of a source we lack (aws_ini.c) */
 };
 
 /* One s3_config_load: what it was given, the files, and where errors go. */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "aws_json.h"
 #include "curl_load.h"
 #include "imds.h"
 
@@ -37,7 +38,6 @@
 #define DEFAULT_ATTEMPTS 2
 #define TIMEOUT_MAX 3600
 #define ATTEMPTS_MAX 10
-#define JSON_DEPTH_MAX 16
 
 /* One fetch: the handle, the settings, and the last answer. */
 struct imds {
@@ -51,194 +51,6 @@ struct imds {
 	size_t len;
 	char body[IMDS_BODY_MAX + 1];
 };
-
-/* ---- a JSON object's string members ---- */
-
-struct scan {
-	const char *p, *end;
-};
-
-static void skip_space(struct scan *s)
-{
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
-}
-
-/* The next byte if it is ch (consumed), else false. */
-static bool take(struct scan *s, char ch)
-{
-	skip_space(s);
-	if (s->p >= s->end || *s->p != ch)
-		return false;
-	s->p++;
-	return true;
-}
-
-static int hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/*
- * The escape after a '\': its byte; 0 for a \u beyond ASCII (or \u0000),
- * which credentials never hold; -EBADMSG for a malformed one.
- */
-static int scan_escape(struct scan *s)
-{
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *e;
-	int v = 0;
-
-	if (s->p >= s->end)
-		return -EBADMSG;
-	if (*s->p != 'u') {
-		e = memchr(from, *s->p, sizeof(from) - 1);
-		s->p++;
-		return e ? to[e - from] : -EBADMSG;
-	}
-	if (s->end - s->p < 5)
-		return -EBADMSG;
-	for (int i = 1; i <= 4; i++) {
-		int d = hex_digit(s->p[i]);
-
-		if (d < 0)
-			return -EBADMSG;
-		v = v * 16 + d;
-	}
-	s->p += 5;
-	return v < 0x80 ? v : 0;
-}
-
-/*
- * The string at s->p, decoded into out when out is not NULL (decoding
- * never lengthens it: the bytes left in the input are room enough).
- * Decoded, it must be ASCII; skipped, anything valid goes.
- */
-static int scan_string(struct scan *s, char *out)
-{
-	size_t n = 0;
-
-	if (!take(s, '"'))
-		return -EBADMSG;
-	while (s->p < s->end) {
-		int ch = (unsigned char)*s->p++;
-
-		if (ch == '"') {
-			if (out)
-				out[n] = '\0';
-			return 0;
-		}
-		if (ch < 0x20)
-			return -EBADMSG;
-		if (ch == '\\' && (ch = scan_escape(s)) < 0)
-			return ch;
-		if (!ch && out)
-			return -EBADMSG;
-		if (out)
-			out[n++] = (char)ch;
-	}
-	return -EBADMSG;
-}
-
-static int scan_value(struct scan *s, int depth);
-
-/* An object or array at s->p, skipped; members up to JSON_DEPTH_MAX deep. */
-static int scan_container(struct scan *s, int depth)
-{
-	char close = *s->p++ == '{' ? '}' : ']';
-	int ret;
-
-	if (depth > JSON_DEPTH_MAX)
-		return -EBADMSG;
-	if (take(s, close))
-		return 0;
-	do {
-		if (close == '}' && ((ret = scan_string(s, NULL)) || !take(s, ':')))
-			return ret ? ret : -EBADMSG;
-		if ((ret = scan_value(s, depth)))
-			return ret;
-	} while (take(s, ','));
-	return take(s, close) ? 0 : -EBADMSG;
-}
-
-/* One value, skipped: a string, an object, an array, or a number or literal. */
-static int scan_value(struct scan *s, int depth)
-{
-	const char *start;
-
-	skip_space(s);
-	if (s->p >= s->end)
-		return -EBADMSG;
-	if (*s->p == '"')
-		return scan_string(s, NULL);
-	if (*s->p == '{' || *s->p == '[')
-		return scan_container(s, depth + 1);
-	for (start = s->p; s->p < s->end; s->p++)
-		if (!((*s->p >= '0' && *s->p <= '9') || (*s->p >= 'a' && *s->p <= 'z') ||
-		      *s->p == '-' || *s->p == '+' || *s->p == '.' || *s->p == 'E'))
-			break;
-	return s->p > start ? 0 : -EBADMSG;
-}
-
-/* Whether the member name at s->p (consumed) is name. */
-static int scan_name(struct scan *s, const char *name, bool *match)
-{
-	char buf[64];
-	struct scan copy;
-	int ret;
-
-	skip_space(s);
-	copy = *s;
-	if ((ret = scan_string(s, NULL)))
-		return ret;
-	*match = (size_t)(s->p - copy.p) <= sizeof(buf) && !scan_string(&copy, buf) &&
-		 !strcmp(buf, name);
-	return 0;
-}
-
-/*
- * The string member name of the top-level object in text, as a malloc'd
- * string: 0; -ENOENT when it has none, -EBADMSG when the text is not such
- * an object or the member not such a string.
- */
-static int json_string_member(const char *text, size_t len, const char *name, char **out)
-{
-	struct scan s = { text, text + len };
-	bool match;
-	int ret;
-
-	if (!take(&s, '{'))
-		return -EBADMSG;
-	if (take(&s, '}'))
-		return -ENOENT;
-	do {
-		if ((ret = scan_name(&s, name, &match)) || !take(&s, ':'))
-			return ret ? ret : -EBADMSG;
-		if (!match) {
-			if ((ret = scan_value(&s, 1)))
-				return ret;
-			continue;
-		}
-		skip_space(&s);
-		if (s.p >= s.end || *s.p != '"')
-			return -EBADMSG;
-		/* Room for all that is left: the string, decoded, is shorter. */
-		if (!(*out = malloc((size_t)(s.end - s.p))))
-			return -ENOMEM;
-		if ((ret = scan_string(&s, *out))) {
-			free(*out);
-			*out = NULL;
-		}
-		return ret;
-	} while (take(&s, ','));
-	return take(&s, '}') ? -ENOENT : -EBADMSG;
-}
 
 /* ---- requests ---- */
 
@@ -389,7 +201,7 @@ static int take_role(struct imds *m, char *err, size_t err_size)
 static int check_code(struct imds *m, char *err, size_t err_size)
 {
 	char *code = NULL;
-	int ret = json_string_member(m->body, m->len, "Code", &code);
+	int ret = aws_json_string(m->body, m->len, "Code", &code);
 
 	if (ret == -ENOENT || (!ret && !strcmp(code, "Success"))) {
 		free(code);
@@ -413,6 +225,18 @@ static void wipe_free(char *s)
 	}
 }
 
+/* Expiration, when the answer has one that reads: the credentials are then refreshed. */
+static void take_expiration(struct imds *m, struct s3_credentials *cr)
+{
+	char *when = NULL;
+
+	cr->expires = 0;
+	if (!aws_json_string(m->body, m->len, "Expiration", &when) &&
+	    aws_parse_time(when, &cr->expires))
+		cr->expires = 0;
+	free(when);
+}
+
 /* AccessKeyId, SecretAccessKey and Token of the role's JSON into cr, all or none. */
 static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err, size_t err_size)
 {
@@ -421,7 +245,7 @@ static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err
 	int ret = check_code(m, err, err_size);
 
 	for (int i = 0; i < 3 && !ret; i++) {
-		ret = json_string_member(m->body, m->len, names[i], &v[i]);
+		ret = aws_json_string(m->body, m->len, names[i], &v[i]);
 		if (ret)
 			snprintf(err, err_size, "%s: role '%s': %s %s", m->base, m->role,
 				 ret == -ENOENT ? "no" : "no string", names[i]);
@@ -434,6 +258,7 @@ static int take_credentials(struct imds *m, struct s3_credentials *cr, char *err
 	cr->access_key = v[0];
 	cr->secret_key = v[1];
 	cr->session_token = v[2];
+	take_expiration(m, cr);
 	snprintf(cr->where, sizeof(cr->where), "(role %s at %s)", m->role, m->base);
 	return 0;
 }

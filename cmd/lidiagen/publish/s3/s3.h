@@ -8,8 +8,10 @@
  *  - aws_config.c: settings the AWS way (options and YAML first, then the
  *    environment, then the profile files: aws_files.c, aws_ini.c), the
  *    bucket and prefix (aws_url.c), and credentials (aws_credentials.c)
- *    from the environment, the profile, or the instance metadata service
- *    (imds.c);
+ *    in the AWS CLI's order: the environment, roles through STS (sts.c),
+ *    the profile, credential_process (process.c), a container's agent
+ *    (container.c), the instance metadata service (imds.c), kept fresh
+ *    while they last (aws_refresh.c);
  *  - s3_url.c: keys, and the URL of a key (virtual-hosted or path style),
  *    each character encoded as SigV4 wants;
  *  - s3_request.c: one signed request through libcurl (CURLOPT_AWS_SIGV4,
@@ -30,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ---- aws_*.c: settings and credentials (aws_config.c has the order) ---- */
 
@@ -45,10 +48,13 @@ struct s3_overrides {
 
 struct s3_credentials {
 	char *access_key, *secret_key, *session_token; /* session_token may be NULL */
+	time_t expires;	 /* temporary credentials: when they end; 0: they do not */
 	char source[64]; /* "environment", "profile NAME", "instance metadata": never the secret */
 	/* For -v, more of the source: "in PATH" (a profile's), "(role NAME at URL)" (IMDS's), "" */
 	char where[PATH_MAX + 96];
 };
+
+struct s3_keeper; /* aws_refresh.c */
 
 struct s3_config {
 	char *bucket;	 /* from s3://BUCKET/PREFIX */
@@ -56,7 +62,9 @@ struct s3_config {
 	char *region;	 /* AWS_REGION, AWS_DEFAULT_REGION, profile, --region; else us-east-1 */
 	char *endpoint;	 /* scheme://host[:port][/path] without trailing '/'; NULL: AWS's */
 	bool path_style; /* https://ENDPOINT/BUCKET/KEY rather than https://BUCKET.ENDPOINT/KEY */
-	struct s3_credentials creds;
+	char *sts_endpoint; /* for roles: AWS_ENDPOINT_URL_STS..., else AWS's regional one */
+	struct s3_credentials creds; /* as first found: what -v tells */
+	struct s3_keeper *keeper; /* temporary credentials kept fresh; NULL: they do not expire */
 	/* retries: at most max_attempts tries per request, within max_retry_seconds in all */
 	unsigned max_attempts;
 	double max_retry_seconds;

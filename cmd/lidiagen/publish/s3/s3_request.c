@@ -68,6 +68,7 @@ void s3_client_free(struct s3_client *cl)
 	if (!cl)
 		return;
 	s3_curl.easy_cleanup(cl->curl);
+	explicit_bzero(&cl->creds, sizeof(cl->creds));
 	free(cl);
 }
 
@@ -116,10 +117,36 @@ bool s3_add_header(struct curl_slist **list, const char *name, const char *value
 bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
 			 const char *payload_sha)
 {
-	if (!s3_add_header(list, "x-amz-content-sha256", payload_sha))
-		return false;
-	return !c->creds.session_token ||
-	       s3_add_header(list, "x-amz-security-token", c->creds.session_token);
+	(void)c;
+	return s3_add_header(list, "x-amz-content-sha256", payload_sha);
+}
+
+/*
+ * The session token's header added to the request's for one attempt: the
+ * node it follows (NULL: it is the first) into *before, for token_drop.
+ */
+static bool token_add(struct s3_client *cl, struct s3_request *r, struct curl_slist **before)
+{
+	struct curl_slist *tail = r->headers;
+
+	while (tail && tail->next)
+		tail = tail->next;
+	*before = tail;
+	return !cl->creds.session_token[0] ||
+	       s3_add_header(&r->headers, "x-amz-security-token", cl->creds.session_token);
+}
+
+static void token_drop(struct s3_client *cl, struct s3_request *r, struct curl_slist *before)
+{
+	if (!cl->creds.session_token[0])
+		return;
+	if (before) {
+		s3_curl.slist_free_all(before->next);
+		before->next = NULL;
+	} else {
+		s3_curl.slist_free_all(r->headers);
+		r->headers = NULL;
+	}
 }
 
 /* ---- the transfer's callbacks ---- */
@@ -270,8 +297,8 @@ static void set_common(struct s3_client *cl, struct s3_request *r, const char *u
 	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS,
 			    c->connect_timeout_ms + 2000 * c->low_speed_seconds +
 				    (long)(r->len / DEADLINE_MIN_RATE * 1000));
-	s3_curl.easy_setopt(h, CURLOPT_USERNAME, c->creds.access_key);
-	s3_curl.easy_setopt(h, CURLOPT_PASSWORD, c->creds.secret_key);
+	s3_curl.easy_setopt(h, CURLOPT_USERNAME, cl->creds.access_key);
+	s3_curl.easy_setopt(h, CURLOPT_PASSWORD, cl->creds.secret_key);
 	snprintf(sigv4, 128, "aws:amz:%s:s3", c->region);
 	s3_curl.easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
 	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
@@ -612,12 +639,58 @@ static int not_sent(const struct s3_request *r, struct s3_error *err, unsigned a
 	return -ECANCELED;
 }
 
+/* The credentials of this attempt, refreshed when due; err says why when none can be had. */
+static int attempt_creds(struct s3_client *cl, struct s3_request *r, unsigned stale,
+			 struct s3_error *err)
+{
+	int e = aws_creds_now(cl->c, stale, &cl->creds, err->message, sizeof(err->message));
+
+	if (e) {
+		snprintf(err->request, sizeof(err->request), "%s", r->request);
+		snprintf(err->code, sizeof(err->code), "ExpiredToken");
+	}
+	return e;
+}
+
+/* One attempt, signed with the credentials of the moment. */
+static CURLcode attempt_once(struct s3_client *cl, struct s3_request *r, const char *url,
+			     char *sigv4)
+{
+	struct curl_slist *before;
+	CURLcode cc;
+
+	s3_request_done(r);
+	r->status = 0;
+	r->sent = 0;
+	if (!token_add(cl, r, &before))
+		return CURLE_OUT_OF_MEMORY;
+	set_common(cl, r, url, sigv4);
+	cc = s3_curl.easy_perform(cl->curl);
+	token_drop(cl, r, before);
+	s3_curl.easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
+	return cc;
+}
+
+/*
+ * S3 says the token has expired: worth one more attempt with credentials
+ * found again. A HEAD's answer has no body to say so: its bare 400 is
+ * taken for it (a HEAD has nothing else to be malformed about).
+ */
+static bool expired(const struct s3_client *cl, const struct s3_request *r, CURLcode cc,
+		    const struct s3_error *err)
+{
+	if (!cl->c->keeper || cc != CURLE_OK)
+		return false;
+	return !strcmp(err->code, "ExpiredToken") || (r->head && r->status == 400);
+}
+
 int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error *err)
 {
 	const struct s3_config *c = cl->c;
 	char url[4096], sigv4[128];
 	double start = now_seconds();
-	unsigned attempt = 0;
+	unsigned attempt = 0, stale = 0;
+	bool renewed = false;
 	CURLcode cc = CURLE_OK;
 	int e;
 
@@ -632,13 +705,10 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 				return not_sent(r, err, attempt);
 			break;
 		}
+		if ((e = attempt_creds(cl, r, stale, err)))
+			return e;
 		attempt++;
-		s3_request_done(r);
-		r->status = 0;
-		r->sent = 0;
-		set_common(cl, r, url, sigv4);
-		cc = s3_curl.easy_perform(cl->curl);
-		s3_curl.easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &r->status);
+		cc = attempt_once(cl, r, url, sigv4);
 		count(cl, r, attempt);
 		s3_breaker_note(c->breaker, !unreached(cc), r->endpoint, s3_curl.easy_strerror(cc));
 		if (cc == CURLE_OK && succeeded(r))
@@ -647,6 +717,11 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 		snprintf(err->request, sizeof(err->request), "%s", r->request);
 		err->attempts = attempt;
 		e = cc == CURLE_OK ? (r->status == 403 ? -EACCES : -EIO) : -ECOMM;
+		if (!renewed && expired(cl, r, cc, err)) {
+			renewed = true;
+			stale = cl->creds.generation;
+			continue;
+		}
 		if (!retryable(cc, r->status) || attempt >= c->max_attempts ||
 		    (unreached(cc) && attempt >= UNREACHED_ATTEMPTS))
 			break;

@@ -7,6 +7,7 @@
 #ifndef LIDIAGEN_S3_REQUEST_H
 #define LIDIAGEN_S3_REQUEST_H
 
+#include "aws_refresh.h"
 #include "curl_load.h"
 #include "s3.h"
 #include "s3_breaker.h"
@@ -26,6 +27,7 @@ struct s3_client {
 	const char *ca_bundle; /* AWS_CA_BUNDLE, or NULL */
 	char user_agent[48];
 	char curl_err[CURL_ERROR_SIZE]; /* libcurl's own words on a failure: host, port, TLS */
+	struct s3_creds_copy creds;	/* what the attempt under way signs with */
 };
 
 /* A request and what came back of it. */
@@ -68,8 +70,9 @@ int s3_request_send(struct s3_client *cl, struct s3_request *r, struct s3_error 
 bool s3_add_header(struct curl_slist **list, const char *name, const char *value);
 
 /*
- * The headers every request has: the payload's hash, which libcurl 7.88
- * neither computes nor sends (S3 wants it), and the session token.
+ * The header every request has: the payload's hash, which libcurl 7.88
+ * neither computes nor sends (S3 wants it). The session token is added by
+ * s3_request_send, attempt by attempt: it may be refreshed between them.
  */
 bool s3_add_auth_headers(const struct s3_config *c, struct curl_slist **list,
 			 const char *payload_sha);
