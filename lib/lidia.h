@@ -232,6 +232,15 @@ struct lidia_archive_opts {
 	 */
 	uint64_t spill_over;
 	const char *spill_dir;
+	/*
+	 * A wanted member that is neither ELF nor an archive, declaring at most
+	 * other_max bytes (0: none is read): its bytes, which stay the walk's,
+	 * to this callback. A container image's JSON files are read so (its
+	 * manifest says what its layers are). Return non-zero to stop.
+	 */
+	int (*other_member)(void *ctx, const struct lidia_archive_member *m,
+			    const unsigned char *data, size_t size);
+	size_t other_max;
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })
