@@ -137,3 +137,13 @@ else
 	not_ok "images: a debug image pairs with its binary image (same bytes as the files)" \
 		"$(ls "$w/o_pair" "$w/o_files" 2>&1)" "$(grep -h inputs "$w/o_pair.json")"
 fi
+
+# (g) lidiagen index takes --platform too: convert --index converts what it found.
+rm -rf "$w/o_ix"
+if "$L" index -q "$w/multi.tar" --platform linux/arm64 -o "$w/ix.jsonl" >"$w/ix.log" 2>&1 </dev/null &&
+	grep -q "platform='linux/arm64'" "$w/ix.jsonl"; then
+	converted "$w/o_ix" --index "$w/ix.jsonl"
+	same_as "lidiagen index --platform, then convert --index" "$w/o_ix" "$w/s" "$w/p2"
+else
+	not_ok "images: lidiagen index --platform, then convert --index" "$(first_lines 5 "$w/ix.log")"
+fi
