@@ -147,3 +147,17 @@ if "$L" index -q "$w/multi.tar" --platform linux/arm64 -o "$w/ix.jsonl" >"$w/ix.
 else
 	not_ok "images: lidiagen index --platform, then convert --index" "$(first_lines 5 "$w/ix.log")"
 fi
+
+# (h) An OCI image layout directory (oci1.tar unpacked): read as the image, named as itself.
+rm -rf "$w/layout" && mkdir "$w/layout" && tar -xf "$w/oci1.tar" -C "$w/layout"
+converted "$w/o_dir" "$w/layout"
+if same_as "an OCI layout directory: only the visible files" "$w/o_dir" "$w/a" "$w/r2" >"$w/dir.tap"; then
+	if grep -q '"inputs":\["[^"]*/layout@app:1!sha256:[0-9a-f]\{12\}!usr/bin/a"\]' "$w/o_dir.json" &&
+		grep -q '"read":"[^"]*/layout"' "$w/o_dir.json"; then
+		cat "$w/dir.tap"
+	else
+		not_ok "images: an OCI layout directory: named as itself" "$(grep -h 'inputs\|read' "$w/o_dir.json")"
+	fi
+else
+	cat "$w/dir.tap"
+fi

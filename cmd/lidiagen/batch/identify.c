@@ -19,6 +19,7 @@
 #include "dwz_file.h"
 #include "image.h"
 #include "index.h"
+#include "oci_dir.h"
 #include "open_regular.h"
 #include "part_key.h"
 #include "sha256.h"
@@ -189,8 +190,10 @@ static int identify_member(void *ctx, const struct lidia_archive_member *m, unsi
 {
 	struct member_ctx *c = ctx;
 	char at[STATE_POSITION_MAX], named[4096];
+	const char *shown =
+		oci_dir_name(c->path); /* an OCI layout directory's tar: the directory */
 	const char *path =
-		c->img ? image_view_name(c->img, c->path, m, named, sizeof(named)) : m->path;
+		c->img ? image_view_name(c->img, c->path, shown, m, named, sizeof(named)) : m->path;
 
 	if (state_position(at, sizeof(at), m->at, m->depth))
 		input_problem(c->b, path, "archives nested too deep to say where it is");

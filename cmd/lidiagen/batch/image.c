@@ -547,7 +547,7 @@ bool image_view_wants(struct image_view *v, const struct lidia_archive_member *m
 	return set_has(v->visible, key);
 }
 
-const char *image_view_name(const struct image_view *v, const char *input,
+const char *image_view_name(const struct image_view *v, const char *input, const char *shown,
 			    const struct lidia_archive_member *m, char *buf, size_t size)
 {
 	const struct image_layer *l = m->depth >= 2 ? layer_at(v, m->at[0]) : NULL;
@@ -559,6 +559,6 @@ const char *image_view_name(const struct image_view *v, const char *input,
 	if (strncmp(m->path, input, in) || m->path[in] != '!' ||
 	    strncmp(m->path + in + 1, l->member, ln) || m->path[in + 1 + ln] != '!')
 		return m->path;
-	snprintf(buf, size, "%s@%s%s", input, l->label, m->path + in + 1 + ln);
+	snprintf(buf, size, "%s@%s%s", shown, l->label, m->path + in + 1 + ln);
 	return buf;
 }

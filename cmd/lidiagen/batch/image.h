@@ -48,8 +48,11 @@ void image_view_release(struct image_view *v);
 /* Whether the identify walk looks at member m (a layer, or an entry of one, visible). */
 bool image_view_wants(struct image_view *v, const struct lidia_archive_member *m);
 
-/* m's path for messages: "INPUT@IMAGE!LAYER!PATH" into buf, or m->path as it is. */
-const char *image_view_name(const struct image_view *v, const char *input,
+/*
+ * m's path for messages: "SHOWN@IMAGE!LAYER!PATH" into buf (input: the path
+ * m->path starts with; shown: what names it), or m->path as it is.
+ */
+const char *image_view_name(const struct image_view *v, const char *input, const char *shown,
 			    const struct lidia_archive_member *m, char *buf, size_t size);
 
 #endif
