@@ -161,3 +161,17 @@ if same_as "an OCI layout directory: only the visible files" "$w/o_dir" "$w/a" "
 else
 	cat "$w/dir.tap"
 fi
+
+# (i) The same layout tarred with "./" names (tar -C DIR -cf X .) is an image
+# too; a plain tar of "./" names is read as before (opened twice, not thrice).
+tar -C "$w/layout" -cf "$w/dot.tar" .
+mkdir -p "$w/plain/usr/bin" && cp "$w/a" "$w/plain/usr/bin/a" && tar -C "$w/plain" -cf "$w/plain.tar" .
+converted "$w/o_dot" "$w/dot.tar"
+converted "$w/o_plain" "$w/plain.tar"
+if same_as "a tar of ./ names: the image's visible files alone" "$w/o_dot" "$w/a" "$w/r2" >"$w/dot.tap" &&
+	grep -q '"read":"[^"]*plain.tar","opened":2' "$w/o_plain.json" && [ -s "$w/o_plain/$(id "$w/a").lidia" ]; then
+	cat "$w/dot.tap"
+else
+	not_ok "images: a tar of ./ names: an image when it is one, else read as before" \
+		"$(cat "$w/dot.tap")" "$(grep -h read "$w/o_plain.json")"
+fi

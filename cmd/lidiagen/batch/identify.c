@@ -228,7 +228,7 @@ static bool read_image(struct identify_task *t, int fd, const unsigned char *hea
 	struct batch *b = t->b;
 	int err;
 
-	if (!image_candidate(head, n))
+	if (!image_candidate(fd))
 		return false;
 	err = image_view_read(v, fd, t->path, &b->o->archive, b->o->platform);
 	if (lseek(fd, 0, SEEK_SET) != 0 && !err) {

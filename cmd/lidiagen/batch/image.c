@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "json_tree.h"
@@ -463,24 +464,45 @@ static int resolve(struct resolve *r)
 
 /* ---- what the identify walk sees ---- */
 
-bool image_candidate(const unsigned char *head, size_t n)
+/* Whether a tar member's name is one an image's first file has. */
+static bool image_name(const char *name)
 {
-	static const char *const firsts[] = { "blobs",	       "./blobs",      "index.json",
-					      "./index.json",  "oci-layout",   "./oci-layout",
-					      "manifest.json", "repositories", "./" };
-	char name[101];
+	static const char *const firsts[] = { "blobs/", "index.json", "oci-layout", "manifest.json",
+					      "repositories" };
 	size_t hex;
 
-	/* An uncompressed tar (as docker save and oci-archive write), its first member image-like. */
-	if (n < 512 || memcmp(head + 257, "ustar", 5))
-		return false;
-	memcpy(name, head, 100);
-	name[100] = '\0';
+	name = norm(name);
 	for (size_t i = 0; i < sizeof(firsts) / sizeof(*firsts); i++)
 		if (!strncmp(name, firsts[i], strlen(firsts[i])))
 			return true;
 	hex = strspn(name, "0123456789abcdef");
 	return hex == 64 && (name[64] == '/' || name[64] == '.'); /* docker save's ID/ or ID.json */
+}
+
+bool image_candidate(int fd)
+{
+	unsigned char h[512];
+	char name[101];
+	off_t at = 0;
+
+	/*
+	 * An uncompressed tar (as docker save and oci-archive write), its first
+	 * file image-like: headers read past directories ("./", "blobs/"),
+	 * a few, so that another tar is never walked twice for nothing.
+	 */
+	for (int i = 0; i < 8; i++, at += 512) {
+		if (pread(fd, h, sizeof(h), at) != (ssize_t)sizeof(h) ||
+		    memcmp(h + 257, "ustar", 5))
+			return false;
+		memcpy(name, h, 100);
+		name[100] = '\0';
+		if (image_name(name))
+			return true;
+		if (h[156] != '5')
+			return false; /* a file, of another tar */
+		/* a directory ("./"): no data follows, the next header says more */
+	}
+	return false;
 }
 
 int image_view_read(struct image_view *v, int fd, const char *path,

@@ -32,8 +32,8 @@ struct image_view {
 	struct strset *visible; /* "AT\tPATH": an entry some chosen image shows */
 };
 
-/* Whether the first 512 bytes of a file look like an image's tar (its first member's name). */
-bool image_candidate(const unsigned char *head, size_t n);
+/* Whether the file at fd looks like an image's tar (by its first file's name). */
+bool image_candidate(int fd);
 
 /*
  * Read the image at fd (walked with the limits of limits) into *v, its
