@@ -175,3 +175,13 @@ else
 	not_ok "images: a tar of ./ names: an image when it is one, else read as before" \
 		"$(cat "$w/dot.tap")" "$(grep -h read "$w/o_plain.json")"
 fi
+
+# (j) docker save's empty layer, and a layer an image has twice (written as a
+# symbolic link to the first): applied, b still deleted, a shown.
+cat >"$w/dup.json" <<J
+{"images": [{"ref": "dup:1", "layers": [{"usr/bin/a": "$w/a"}, {}, {"usr/bin/a": "$w/a"},
+ {"usr/bin/b": "$w/b"}, {"usr/bin/.wh.b": ""}]}]}
+J
+$MK docker "$w/dup.tar" "$w/dup.json"
+converted "$w/o_dup" "$w/dup.tar"
+same_as "docker save: an empty layer, a layer twice (a symbolic link)" "$w/o_dup" "$w/a"

@@ -43,14 +43,26 @@ class Out:
         self.t.addfile(info, io.BytesIO(data))
 
 
+    def link(self, name, target):
+        info = tarfile.TarInfo(name)
+        info.type, info.linkname, info.mtime = tarfile.SYMTYPE, target, 0
+        self.t.addfile(info)
+
+
 def docker(out, images):
+    """A layer an image has twice is, as docker writes it, a symbolic link to the first."""
     o, manifest = Out(out), []
     for im in images:
-        layers, diff_ids = [], []
-        for layer in im["layers"]:
+        layers, diff_ids, first = [], [], {}
+        for i, layer in enumerate(im["layers"]):
             raw = tar_bytes(layer)
-            o.add(sha(raw) + "/layer.tar", raw)
-            layers.append(sha(raw) + "/layer.tar")
+            if raw in first:
+                name = sha(raw + str(i).encode()) + "/layer.tar"
+                o.link(name, "../" + first[raw])
+            else:
+                name = first[raw] = sha(raw) + "/layer.tar"
+                o.add(name, raw)
+            layers.append(name)
             diff_ids.append("sha256:" + sha(raw))
         osname, arch = im.get("platform", "linux/amd64").split("/")[:2]
         config = json.dumps({"os": osname, "architecture": arch,

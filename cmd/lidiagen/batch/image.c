@@ -351,20 +351,26 @@ static bool platform_ok(const char *want, const struct jt *p)
 	return variant && !strcmp(want, have);
 }
 
-/* The tops of layer names (NULL for a digest list), into tops[]; false when one is missing. */
-static bool find_layers(const struct resolve *r, const struct jt *list, bool digests,
-			struct top **tops)
+/*
+ * The tops of the layers named (by digest, or by file name), bottom first,
+ * into tops[]; how many. One not in the tar is passed over: docker save
+ * writes a layer an image has twice as a symbolic link to the first (no
+ * regular file), and applying it again would change nothing.
+ */
+static size_t find_layers(const struct resolve *r, const struct jt *list, bool digests,
+			  struct top **tops)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < list->n; i++) {
 		const struct jt *l = &list->kids[i];
 
-		tops[i] = digests		 ? find_blob(r->s, jt_str(l, "digest"))
+		tops[n] = digests		 ? find_blob(r->s, jt_str(l, "digest"))
 			  : l->type == JT_STRING ? find_top(r->s, l->str)
 						 : NULL;
-		if (!tops[i] || !tops[i]->ents)
-			return false;
+		n += tops[n] != NULL;
 	}
-	return true;
+	return n;
 }
 
 /* One image: its platform checked against --platform (config: its config's JSON), applied. */
@@ -384,8 +390,7 @@ static void take_image(struct resolve *r, const struct jt *platform, const struc
 		r->oom = true;
 		return;
 	}
-	if (find_layers(r, layers, digests, tops))
-		apply_image(r, label, tops, layers->n);
+	apply_image(r, label, tops, find_layers(r, layers, digests, tops));
 	free(tops);
 }
 
