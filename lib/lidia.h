@@ -241,6 +241,12 @@ struct lidia_archive_opts {
 	int (*other_member)(void *ctx, const struct lidia_archive_member *m,
 			    const unsigned char *data, size_t size);
 	size_t other_max;
+	/*
+	 * An entry that is no regular file (a directory, a symbolic link...),
+	 * named only: a container image's layer replaces a file by a link or
+	 * a directory, which hides it as a file would. NULL: not told.
+	 */
+	void (*other_entry)(void *ctx, const struct lidia_archive_member *m);
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })

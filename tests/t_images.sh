@@ -185,3 +185,12 @@ J
 $MK docker "$w/dup.tar" "$w/dup.json"
 converted "$w/o_dup" "$w/dup.tar"
 same_as "docker save: an empty layer, a layer twice (a symbolic link)" "$w/o_dup" "$w/a"
+
+# (k) A file replaced by a symbolic link in a later layer is hidden as by a file.
+cat >"$w/link.json" <<J
+{"images": [{"ref": "link:1", "layers": [{"usr/bin/a": "$w/a", "usr/bin/b": "$w/b"},
+ {"usr/bin/b": "->a"}]}]}
+J
+$MK oci "$w/link.tar" "$w/link.json"
+converted "$w/o_link" "$w/link.tar"
+same_as "a file replaced by a symbolic link in a later layer: not converted" "$w/o_link" "$w/a"

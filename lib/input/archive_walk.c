@@ -843,6 +843,20 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 	return skip_rest(w, lv, full, size, (uint64_t)n);
 }
 
+/* An entry that is no regular file, named to other_entry (its data, if any, never read). */
+static void tell_other(struct walk *w, const struct level *lv, struct archive_entry *entry)
+{
+	char member[1024], full[4096];
+	struct lidia_archive_member m;
+
+	if (!OPTS_GET(w->opts, other_entry, NULL))
+		return;
+	clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
+	snprintf(full, sizeof(full), "%s!%s", lv->path, member);
+	m = member_at(w, lv->depth, full, member);
+	w->opts->other_entry(w->opts->ctx, &m);
+}
+
 /* Every member of one archive. Returns 0, 1 when it turned out to be no archive, or -1. */
 static int walk_entries(struct walk *w, struct level *lv)
 {
@@ -866,8 +880,12 @@ static int walk_entries(struct walk *w, struct level *lv)
 		w->said = NULL;
 		hand_over(w, lv, &held);
 		w->at[lv->depth] = lv->entries++;
-		if (w->stop || la.archive_entry_filetype(entry) != AE_IFREG)
+		if (w->stop)
 			continue;
+		if (la.archive_entry_filetype(entry) != AE_IFREG) {
+			tell_other(w, lv, entry);
+			continue;
+		}
 		if (walk_member(w, lv, entry, &held) < 0) {
 			err = -1;
 			break;

@@ -6,7 +6,8 @@ ID/layer.tar) or oci (an OCI image layout: oci-layout, index.json and
 blobs/sha256/, layers gzipped), written as the tar OUT. SPEC is JSON:
 {"images": [{"ref": "app:1", "platform": "linux/amd64",
              "layers": [{"usr/bin/a": "/path/of/file", "usr/bin/.wh.b": ""}]}]}
-a layer maps paths to the file they hold ("": an empty file, a whiteout).
+a layer maps paths to the file they hold ("": an empty file, a whiteout;
+"->T": a symbolic link to T).
 Identical layers are one blob, written once. Times are zero: the same spec
 gives the same bytes.
 """
@@ -18,6 +19,11 @@ def tar_bytes(entries):
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
         for name in sorted(entries):
             src = entries[name]
+            if src.startswith("->"):  # a symbolic link
+                info = tarfile.TarInfo(name)
+                info.type, info.linkname, info.mtime = tarfile.SYMTYPE, src[2:], 0
+                t.addfile(info)
+                continue
             data = open(src, "rb").read() if src else b""
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o755, 0

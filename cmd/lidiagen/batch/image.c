@@ -143,6 +143,21 @@ static bool scan_want(void *ctx, const struct lidia_archive_member *m)
 	return false;
 }
 
+/* A link or directory in a layer hides a lower layer's file as a file would. */
+static void scan_entry(void *ctx, const struct lidia_archive_member *m)
+{
+	char name[1024];
+	size_t n;
+
+	snprintf(name, sizeof(name), "%s", norm(m->name));
+	n = strlen(name);
+	while (n && name[n - 1] == '/')
+		name[--n] = '\0'; /* a directory's "usr/bin/" */
+	if (n && m->depth == 2)
+		scan_want(ctx, &(struct lidia_archive_member){
+				       .path = m->path, .name = name, .at = m->at, .depth = 2 });
+}
+
 static int scan_other(void *ctx, const struct lidia_archive_member *m, const unsigned char *data,
 		      size_t size)
 {
@@ -525,6 +540,7 @@ int image_view_read(struct image_view *v, int fd, const char *path,
 	ao.want_member = scan_want;
 	ao.other_member = scan_other;
 	ao.other_max = JSON_MAX;
+	ao.other_entry = scan_entry;
 	ao.problem = NULL; /* said by the identify walk, which meets them again */
 	ao.ctx = &s;
 	err = lidia_archive_walk_fd(fd, path, &ao, NULL);
