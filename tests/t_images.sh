@@ -109,12 +109,13 @@ else
 fi
 
 # (e) The shared layer is one blob, read once: s is one ELF image of one input, named once.
-n=$(grep -o '"inputs":\[[^]]*usr/bin/s[^]]*\]' "$w/o_multi.json" | grep -o 'usr/bin/s' | wc -l)
+n=$(grep -o 'usr/bin/s"' "$w/o_multi.json" | wc -l)
 if [ "$n" -eq 1 ] && grep -q ' 3 ELF' "$w/o_multi.log" &&
-	grep -q '"inputs":\["[^"]*multi.tar@multi:1!sha256:[0-9a-f]\{12\}!usr/bin/s"\]' "$w/o_multi.json"; then
-	ok "images: a layer two platforms share is read once (one ELF image)"
+	grep -q '"inputs":\["[^"]*multi.tar@multi:1\[linux/amd64\]!sha256:[0-9a-f]\{12\}!usr/bin/s"\]' "$w/o_multi.json" &&
+	grep -q '"inputs":\["[^"]*multi.tar@multi:1\[linux/arm64\]!sha256:[0-9a-f]\{12\}!usr/bin/p"\]' "$w/o_multi.json"; then
+	ok "images: a layer two platforms share is read once (one ELF image); each platform named"
 else
-	not_ok "images: a layer two platforms share is read once (one ELF image)" \
+	not_ok "images: a layer two platforms share is read once (one ELF image); each platform named" \
 		"$(grep -h inputs "$w/o_multi.json")"
 fi
 

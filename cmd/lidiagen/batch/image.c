@@ -409,6 +409,23 @@ static void take_image(struct resolve *r, const struct jt *platform, const struc
 	free(tops);
 }
 
+/*
+ * An image's name in messages: its reference, else its digest shortened;
+ * of an index of several, with its platform ("app:1[linux/arm64]").
+ */
+static void oci_label(char *label, size_t size, const char *name, const char *digest,
+		      const struct jt *platform, bool several)
+{
+	const char *os = jt_str(platform, "os"), *arch = jt_str(platform, "architecture");
+	char id[64];
+
+	short_id(id, sizeof(id), digest ? digest : "");
+	if (several && os && arch)
+		snprintf(label, size, "%s[%s/%s]", name ? name : id, os, arch);
+	else
+		snprintf(label, size, "%s", name ? name : id);
+}
+
 /* An OCI index's manifests (an index in it followed), each an image. */
 static void oci_index(struct resolve *r, const struct jt *index, const char *ref, int depth)
 {
@@ -419,15 +436,15 @@ static void oci_index(struct resolve *r, const struct jt *index, const char *ref
 		const char *digest = jt_str(d, "digest");
 		const char *name = jt_str(a, "io.containerd.image.name");
 		struct jt *m = top_json(find_blob(r->s, digest));
-		char label[512], id[64];
+		char label[512];
 
 		name = name ? name : jt_str(a, "org.opencontainers.image.ref.name");
 		name = name ? name : ref;
 		if (m && jt_get(m, "manifests") && depth < INDEX_DEPTH) {
 			oci_index(r, m, name, depth + 1);
 		} else if (m) {
-			short_id(id, sizeof(id), digest);
-			snprintf(label, sizeof(label), "%s", name ? name : id);
+			oci_label(label, sizeof(label), name, digest, jt_get(d, "platform"),
+				  list->n > 1);
 			take_image(r, jt_get(d, "platform"),
 				   find_blob(r->s, jt_str(jt_get(m, "config"), "digest")),
 				   jt_get(m, "layers"), true, label);
