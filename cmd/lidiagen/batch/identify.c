@@ -222,8 +222,7 @@ static bool want_member(void *ctx, const struct lidia_archive_member *m)
  * A tar that looks like a container image is read as one (image.h): its
  * JSON and its layers' names first, into *v. False when it is none.
  */
-static bool read_image(struct identify_task *t, int fd, const unsigned char *head, size_t n,
-		       struct image_view *v)
+static bool read_image(struct identify_task *t, int fd, struct image_view *v)
 {
 	struct batch *b = t->b;
 	int err;
@@ -235,13 +234,13 @@ static bool read_image(struct identify_task *t, int fd, const unsigned char *hea
 		image_view_release(v);
 		err = 1;
 	}
-	if (err < 0)
-		input_problem(b, t->path, "out of memory reading it as a container image");
-	if (err)
-		return false;
 	pthread_mutex_lock(&b->lock);
 	input_opened(b, t->input, t->size); /* read twice: its names, then its members */
 	pthread_mutex_unlock(&b->lock);
+	if (err < 0)
+		input_problem(b, t->path, "out of memory reading it as a container image");
+	if (err)
+		return false; /* read as an archive */
 	if (!v->nlayers)
 		batch_warning(b, t->path,
 			      "a container image, but none of platform %s: "
@@ -270,7 +269,7 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 		unsigned problems = 0;
 		int err;
 
-		if (read_image(t, fd, head, (size_t)n, &img))
+		if (read_image(t, fd, &img))
 			m.img = &img;
 		ao.elf_member = identify_member;
 		ao.spill_over = b->spill_over; /* big members mapped, not on the heap */
