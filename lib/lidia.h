@@ -232,6 +232,21 @@ struct lidia_archive_opts {
 	 */
 	uint64_t spill_over;
 	const char *spill_dir;
+	/*
+	 * A wanted member that is neither ELF nor an archive, declaring at most
+	 * other_max bytes (0: none is read): its bytes, which stay the walk's,
+	 * to this callback. A container image's JSON files are read so (its
+	 * manifest says what its layers are). Return non-zero to stop.
+	 */
+	int (*other_member)(void *ctx, const struct lidia_archive_member *m,
+			    const unsigned char *data, size_t size);
+	size_t other_max;
+	/*
+	 * An entry that is no regular file (a directory, a symbolic link...),
+	 * named only: a container image's layer replaces a file by a link or
+	 * a directory, which hides it as a file would. NULL: not told.
+	 */
+	void (*other_entry)(void *ctx, const struct lidia_archive_member *m);
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })

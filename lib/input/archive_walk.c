@@ -674,6 +674,39 @@ static void hand_over(struct walk *w, const struct level *lv, struct held *h)
 
 static int walk_entries(struct walk *w, struct level *lv);
 
+/*
+ * A small member of neither kind, its head read, to other_member whole (a
+ * container image's JSON). Returns 0, or -1 when the level cannot go on.
+ */
+static int give_other(struct walk *w, struct level *lv, const char *path, const char *member,
+		      int64_t size, const unsigned char *head, size_t n)
+{
+	struct lidia_archive_member m = member_at(w, lv->depth, path, member);
+	unsigned char *buf = malloc((size_t)size + 1);
+	la_ssize_t more = 0;
+
+	if (!buf) {
+		problem(w, path, "out of memory");
+		return skip_rest(w, lv, path, size, n);
+	}
+	memcpy(buf, head, n);
+	if ((uint64_t)size > n && (more = read_full(lv->a, buf + n, (size_t)size - n)) < 0) {
+		free(buf);
+		failed(w, lv, path, NULL);
+		return 0;
+	}
+	if (!count(w, lv, (uint64_t)more)) {
+		free(buf);
+		return -1;
+	}
+	n += (size_t)more;
+	buf[n] = '\0';
+	if (w->opts->other_member(w->opts->ctx, &m, buf, n))
+		w->stop = true;
+	free(buf);
+	return w->stop ? -1 : skip_rest(w, lv, path, size, n);
+}
+
 /* Open the archive inside a member (its head already read) and walk it. */
 static int walk_nested(struct walk *w, struct level *parent, const char *path, const char *member,
 		       const unsigned char *head, size_t head_len, int64_t size)
@@ -804,7 +837,24 @@ static int walk_member(struct walk *w, struct level *lv, struct archive_entry *e
 		}
 		return walk_nested(w, lv, full, member, head, (size_t)n, size);
 	}
+	if (OPTS_GET(w->opts, other_member, NULL) && size >= 0 &&
+	    (uint64_t)size <= OPTS_GET(w->opts, other_max, 0))
+		return give_other(w, lv, full, member, size, head, (size_t)n);
 	return skip_rest(w, lv, full, size, (uint64_t)n);
+}
+
+/* An entry that is no regular file, named to other_entry (its data, if any, never read). */
+static void tell_other(struct walk *w, const struct level *lv, struct archive_entry *entry)
+{
+	char member[1024], full[4096];
+	struct lidia_archive_member m;
+
+	if (!OPTS_GET(w->opts, other_entry, NULL))
+		return;
+	clean_name(member, sizeof(member), la.archive_entry_pathname(entry));
+	snprintf(full, sizeof(full), "%s!%s", lv->path, member);
+	m = member_at(w, lv->depth, full, member);
+	w->opts->other_entry(w->opts->ctx, &m);
 }
 
 /* Every member of one archive. Returns 0, 1 when it turned out to be no archive, or -1. */
@@ -830,8 +880,12 @@ static int walk_entries(struct walk *w, struct level *lv)
 		w->said = NULL;
 		hand_over(w, lv, &held);
 		w->at[lv->depth] = lv->entries++;
-		if (w->stop || la.archive_entry_filetype(entry) != AE_IFREG)
+		if (w->stop)
 			continue;
+		if (la.archive_entry_filetype(entry) != AE_IFREG) {
+			tell_other(w, lv, entry);
+			continue;
+		}
 		if (walk_member(w, lv, entry, &held) < 0) {
 			err = -1;
 			break;

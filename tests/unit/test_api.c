@@ -360,7 +360,7 @@ static void on_problem(void *ctx, const char *path, const char *msg)
 static void archive_opts(void)
 {
 	NEWER(lidia_archive_opts) u;
-	size_t end = KNOWN_END(lidia_archive_opts, spill_dir);
+	size_t end = KNOWN_END(lidia_archive_opts, other_entry);
 	unsigned char ar[256];
 	size_t len = make_ar(ar, 1);
 	struct members m = { 0 };
@@ -375,7 +375,7 @@ static void archive_opts(void)
 	u.b[end] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == LIDIA_E_INVAL && problems == 0 && m.elves == 0,
-	      "archive: a non-zero byte right after spill_dir: LIDIA_E_INVAL, nothing walked");
+	      "archive: a non-zero byte right after other_entry: LIDIA_E_INVAL, nothing walked");
 	u.b[end] = 0;
 	u.b[sizeof(u) - 1] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);

@@ -44,6 +44,7 @@ struct batch_opts {
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
 	const char *index;   /* --index: the inputs and their parts from this index, not walked */
 	bool shard_by_input; /* --shard-by input: shards take whole sets of inputs (shard_inputs.c) */
+	const char *platform; /* --platform OS/ARCH: a container image's of it alone; NULL: all */
 	bool indexing; /* lidiagen index: inputs hashed; shard_k/n slice the inputs, not keys */
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */
 	const char *state; /* the re-run cache (keep it outside the synced tree); NULL: none */

@@ -17,7 +17,9 @@
 
 #include "batch_internal.h"
 #include "dwz_file.h"
+#include "image.h"
 #include "index.h"
+#include "oci_dir.h"
 #include "open_regular.h"
 #include "part_key.h"
 #include "sha256.h"
@@ -163,21 +165,40 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	pthread_mutex_unlock(&b->lock);
 }
 
+/*
+ * A task of phase 1. It holds its own copy of what it reads of its input:
+ * the walker keeps adding inputs while workers run, and adding may move the
+ * inputs array, so workers never touch it but through state_* under the lock.
+ */
+struct identify_task {
+	struct batch *b;
+	size_t input;
+	bool explicit;
+	uint64_t size;
+	char path[];
+};
+
 struct member_ctx {
 	struct batch *b;
 	size_t input;
+	const char *path;	/* the input's */
+	struct image_view *img; /* a container image: its visible entries alone; NULL: none */
 };
 
 static int identify_member(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
 			   size_t size)
 {
 	struct member_ctx *c = ctx;
-	char at[STATE_POSITION_MAX];
+	char at[STATE_POSITION_MAX], named[4096];
+	const char *shown =
+		oci_dir_name(c->path); /* an OCI layout directory's tar: the directory */
+	const char *path =
+		c->img ? image_view_name(c->img, c->path, shown, m, named, sizeof(named)) : m->path;
 
 	if (state_position(at, sizeof(at), m->at, m->depth))
-		input_problem(c->b, m->path, "archives nested too deep to say where it is");
+		input_problem(c->b, path, "archives nested too deep to say where it is");
 	else
-		add_part(c->b, c->input, m->path, m->name, at, data, size);
+		add_part(c->b, c->input, path, m->name, at, data, size);
 	lidia_archive_data_free(data, size, m->mapped);
 	return 0;
 }
@@ -192,21 +213,41 @@ static bool want_member(void *ctx, const struct lidia_archive_member *m)
 {
 	struct member_ctx *c = ctx;
 
+	if (c->img && !image_view_wants(c->img, m))
+		return false; /* deleted, hidden or replaced by a later layer, or not applied */
 	return walk_wanted(&c->b->walk, m->name);
 }
 
 /*
- * A task of phase 1. It holds its own copy of what it reads of its input:
- * the walker keeps adding inputs while workers run, and adding may move the
- * inputs array, so workers never touch it but through state_* under the lock.
+ * A tar that looks like a container image is read as one (image.h): its
+ * JSON and its layers' names first, into *v. False when it is none.
  */
-struct identify_task {
-	struct batch *b;
-	size_t input;
-	bool explicit;
-	uint64_t size;
-	char path[];
-};
+static bool read_image(struct identify_task *t, int fd, struct image_view *v)
+{
+	struct batch *b = t->b;
+	int err;
+
+	if (!image_candidate(fd))
+		return false;
+	err = image_view_read(v, fd, t->path, &b->o->archive, b->o->platform);
+	if (lseek(fd, 0, SEEK_SET) != 0 && !err) {
+		image_view_release(v);
+		err = 1;
+	}
+	pthread_mutex_lock(&b->lock);
+	input_opened(b, t->input, t->size); /* read twice: its names, then its members */
+	pthread_mutex_unlock(&b->lock);
+	if (err < 0)
+		input_problem(b, t->path, "out of memory reading it as a container image");
+	if (err)
+		return false; /* read as an archive */
+	if (!v->nlayers)
+		batch_warning(b, t->path,
+			      "a container image, but none of platform %s: "
+			      "see its platforms with tar -xOf IMAGE index.json",
+			      b->o->platform ? b->o->platform : "(any)");
+	return true;
+}
 
 static enum input_kind identify_fd(struct identify_task *t, int fd)
 {
@@ -222,17 +263,22 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 		return INPUT_ELF;
 	}
 	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
-		struct member_ctx m = { b, t->input };
+		struct image_view img;
+		struct member_ctx m = { b, t->input, t->path, NULL };
 		struct lidia_archive_opts ao = b->o->archive;
 		unsigned problems = 0;
 		int err;
 
+		if (read_image(t, fd, &img))
+			m.img = &img;
 		ao.elf_member = identify_member;
 		ao.spill_over = b->spill_over; /* big members mapped, not on the heap */
 		ao.want_member = want_member;
 		ao.problem = member_problem;
 		ao.ctx = &m;
 		err = lidia_archive_walk_fd(fd, t->path, &ao, &problems);
+		if (m.img)
+			image_view_release(m.img);
 
 		if (err == LIDIA_E_NOT_ELF) {
 			/* Compressed, but neither an archive nor ELF inside: as below. */

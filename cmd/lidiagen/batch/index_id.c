@@ -82,6 +82,8 @@ static char *canonical_options(const struct batch_opts *o)
 		a->max_depth < 0 ? 0
 		: a->max_depth	 ? a->max_depth
 				 : LIDIA_ARCHIVE_MAX_DEPTH);
+	if (o->platform)
+		glob_opt(f, "platform", o->platform);
 	if (fclose(f)) {
 		free(s);
 		return NULL;

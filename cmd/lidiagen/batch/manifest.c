@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "batch_internal.h"
+#include "oci_dir.h"
 #include "json.h"
 #include "names.h"
 #include "tempfile.h"
@@ -102,7 +103,7 @@ static void print_reads(FILE *f, const struct batch *b)
 		qsort(in, n, sizeof(*in), cmp_input);
 	for (size_t i = 0; i < n; i++) {
 		fputs("{\"read\":", f);
-		json_str(f, in[i]->path);
+		json_str(f, oci_dir_name(in[i]->path)); /* an OCI layout directory, not its tar */
 		fprintf(f, ",\"opened\":%u,\"bytes\":%" PRIu64 "}\n", in[i]->opened,
 			in[i]->bytes_read);
 	}

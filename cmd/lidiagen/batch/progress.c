@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "oci_dir.h"
 #include "publish.h"
 #include "usage.h"
 
@@ -207,7 +208,9 @@ void progress_stop(struct batch *b)
 void input_problem(void *ctx, const char *path, const char *msg)
 {
 	struct batch *b = ctx;
+	char shown[4096];
 
+	path = oci_dir_shown(path, shown, sizeof(shown)); /* an OCI layout directory's tar */
 	pthread_mutex_lock(&b->lock);
 	end_progress(b);
 	error(path, "%s", msg);

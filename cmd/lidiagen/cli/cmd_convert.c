@@ -21,6 +21,7 @@
 #include "config.h"
 #include "options.h"
 #include "publish.h"
+#include "oci_dir.h"
 #include "stdin_input.h"
 
 static const char usage_head[] =
@@ -382,6 +383,11 @@ int cmd_convert(int argc, char **argv)
 		publish_close(o.bucket, NULL);
 		if (ret == -1)
 			return usage_error("convert", "%s", err);
+		error(NULL, "%s", err);
+		return EXIT_FAILED;
+	}
+	if (oci_dir_inputs(argv + optind, (size_t)(argc - optind), err, sizeof(err))) {
+		publish_close(o.bucket, NULL);
 		error(NULL, "%s", err);
 		return EXIT_FAILED;
 	}

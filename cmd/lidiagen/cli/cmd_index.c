@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"      --max-member-size SZ  largest archive member read (default 4G)\n"
 	"      --max-expansion SZ    most bytes read from one archive (default 64G)\n"
 	"      --max-depth N         archives inside archives (default 4)\n"
+	"      --platform OS/ARCH    of a container image, this platform's alone\n"
 	"      --fallback-key SCHEME none, go or sha256, as convert will be given\n"
 	"  -j, --jobs N              read N inputs at a time (default: the cores)\n"
 	"      --max-memory SZ       the memory the run may hold, as convert's (default:\n"
@@ -58,7 +59,7 @@ static const char usage_text[] =
 static const char *const shared[] = {
 	"recursive",	 "follow-symlinks", "include",	    "exclude", "max-member-size",
 	"max-expansion", "max-depth",	    "fallback-key", "shard",   "jobs",
-	"max-memory",	 "strict",	    "quiet",	    "verbose",
+	"max-memory",	 "strict",	    "quiet",	    "verbose", "platform",
 };
 #define NSHARED (sizeof(shared) / sizeof(shared[0]))
 

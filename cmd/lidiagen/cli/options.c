@@ -376,6 +376,10 @@ const struct opt_def convert_opts[] = {
 		 "most bytes read from one archive (default 64G)"),
 	ROW_UINT_FN(0, "max-depth", "N", set_max_depth, 0, 16, INPUTS,
 		    "archives inside archives (default 4)"),
+	ROW_STRING(0, "platform", "OS/ARCH", platform, INPUTS,
+		   "of a container image (docker save, OCI layout),\n"
+		   "the manifest of this platform alone (linux/arm64);\n"
+		   "default: every platform's"),
 
 	ROW_FLAG_FN(0, "symbols-only", set_symbols_only, CONTENT,
 		    "names and extents only: no inline frames, lines or\n"
