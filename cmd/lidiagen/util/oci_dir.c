@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "oci_dir.h"
+#include "tempfile.h"
 
 #define MAX_DIRS 64
 
@@ -33,25 +34,6 @@ static bool is_layout(const char *dir)
 		return false;
 	snprintf(p, sizeof(p), "%s/index.json", dir);
 	return !access(p, R_OK);
-}
-
-static int unnamed_temp(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
-		return fd >= 0 ? fd : -errno;
-	if (snprintf(path, sizeof(path), "%s/lidiagen-oci.XXXXXX", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if ((fd = mkstemp(path)) < 0)
-		return -errno;
-	unlink(path);
-	return fd;
 }
 
 static int write_all(int fd, const void *buf, size_t n)
@@ -168,7 +150,7 @@ static int add_blobs(int out, const char *dir)
 static int tar_layout(const char *dir)
 {
 	static const unsigned char end[1024];
-	int fd = unnamed_temp(), e;
+	int fd = unnamed_temp_file(), e;
 
 	if (fd < 0)
 		return fd;

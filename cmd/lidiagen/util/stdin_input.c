@@ -9,27 +9,7 @@
 #include <unistd.h>
 
 #include "stdin_input.h"
-
-/* An unnamed file in $TMPDIR, or -errno. */
-static int unnamed_temp(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
-		return fd >= 0 ? fd : -errno;
-	/* A file system without O_TMPFILE: a named one, unlinked at once. */
-	if (snprintf(path, sizeof(path), "%s/lidiagen-stdin.XXXXXX", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
-		return -errno;
-	unlink(path);
-	return fd;
-}
+#include "tempfile.h"
 
 /* Everything left on fd 0 into fd; 0 or -errno. */
 static int copy_stdin(int fd)
@@ -56,7 +36,7 @@ static int copy_stdin(int fd)
 /* A pipe on standard input copied to an unnamed file that then takes its place; 0 or -errno. */
 static int replace_stdin(void)
 {
-	int fd = unnamed_temp(), e;
+	int fd = unnamed_temp_file(), e;
 
 	if (fd < 0)
 		return fd;

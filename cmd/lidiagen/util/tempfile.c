@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Files written through stdio, and temporary files removed on signals (tempfile.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "lidia.h"
@@ -58,4 +60,23 @@ void remove_temps_on_signal(void)
 		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
 			sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+int unnamed_temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
+		return fd >= 0 ? fd : -errno;
+	if (snprintf(path, sizeof(path), "%s/lidiagen-tmp.XXXXXX", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+		return -errno;
+	unlink(path);
+	return fd;
 }

@@ -23,4 +23,11 @@ int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx);
  */
 void remove_temps_on_signal(void);
 
+/*
+ * An unnamed file in $TMPDIR (/tmp when unset), open for reading and
+ * writing: O_TMPFILE, or on a file system without it a named one unlinked
+ * at once. Its space is given back when its last descriptor closes. -errno.
+ */
+int unnamed_temp_file(void);
+
 #endif
