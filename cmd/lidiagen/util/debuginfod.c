@@ -37,7 +37,7 @@ static struct {
 static int load_ret;
 static char load_why[256];
 
-static int load(void)
+static int load_library(void)
 {
 	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 
@@ -109,7 +109,7 @@ int dbgd_setup(const char *const *urls, size_t n, char *err, size_t err_size)
 	default_env("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT);
 	default_env("DEBUGINFOD_RETRY_LIMIT", DEBUGINFOD_DEFAULT_RETRY_LIMIT);
 	if (!load_ret && !fns.begin)
-		load_ret = load();
+		load_ret = load_library();
 	if (load_ret)
 		snprintf(err, err_size, "%s", load_why);
 	return load_ret;

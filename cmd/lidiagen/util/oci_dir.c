@@ -81,7 +81,7 @@ static void tar_header(unsigned char h[512], const char *name, uint64_t size)
 }
 
 /* dir/name into the tar at out, as name. */
-static int add_file(int out, const char *dir, const char *name)
+static int tar_append(int out, const char *dir, const char *name)
 {
 	static unsigned char buf[1 << 16];
 	unsigned char h[512];
@@ -138,7 +138,7 @@ static int add_blobs(int out, const char *dir)
 			if (f->d_name[0] == '.')
 				continue;
 			snprintf(name, sizeof(name), "blobs/%s/%s", a->d_name, f->d_name);
-			e = add_file(out, dir, name);
+			e = tar_append(out, dir, name);
 		}
 		closedir(alg);
 	}
@@ -155,9 +155,9 @@ static int tar_layout(const char *dir)
 	if (fd < 0)
 		return fd;
 	/* oci-layout first: what tells an image's tar from another (image_candidate). */
-	e = add_file(fd, dir, "oci-layout");
+	e = tar_append(fd, dir, "oci-layout");
 	if (!e)
-		e = add_file(fd, dir, "index.json");
+		e = tar_append(fd, dir, "index.json");
 	if (!e)
 		e = add_blobs(fd, dir);
 	if (!e)
