@@ -5,6 +5,7 @@
 #
 #   bench/same_bytes.sh LIDIAGEN [INPUT...] > sums.txt
 #   JOBS=4 bench/same_bytes.sh LIDIAGEN [INPUT...]   (lidiagen -j 4; 1 by default)
+#   OPTS='--allow-dynsym-only' bench/same_bytes.sh ...  (more options for every run)
 #
 # Without INPUTs: the golden inputs (tests/golden/inputs, each alone) and
 # the benchmark packages in bench/.cache, if bench/run.sh fetched them.
@@ -24,7 +25,8 @@ for input in "$@"; do
 	n=$((n + 1))
 	out=$tmp/$n
 	# Each input alone, so that its outputs are its own; errors are part of the result.
-	"$bin" -q -j "${JOBS:-1}" --no-debug-search "$input" -o "$out" >"$tmp/log" 2>&1 || echo "exit $? for $input"
+	# shellcheck disable=SC2086 # OPTS are words
+	"$bin" -q -j "${JOBS:-1}" --no-debug-search ${OPTS:-} "$input" -o "$out" >"$tmp/log" 2>&1 || echo "exit $? for $input"
 	[ -d "$out" ] || { echo "no output for $(basename "$input")"; continue; }
 	(cd "$out" && find . -type f | sort | xargs -r sha256sum |
 		sed "s|  \./|  $(basename "$input"): |")

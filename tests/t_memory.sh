@@ -158,3 +158,32 @@ for v in 0 -1 12X 1.5G ''; do
 		not_ok "$what" "exit $RC" "$(first_lines 3 bad.err)"
 	fi
 done
+
+# ---- Loaded data no reader looks at (issue 26, part 5) ----------------------------
+# A stripped library with 48 MiB of constants (.rodata) and 16 MiB of
+# initialized data: its .dynsym names every function, and nothing of a C
+# library's loaded data is read (a Go program's is: its pclntab is found there).
+what="memory: a stripped library's 64 MiB of constants and data are not read (peak RSS < 24 MiB)"
+cat >big_data.c <<'SRC'
+#define MB (1 << 20)
+const unsigned char big_rodata[48 * MB] = { 1, 2, 3 };
+unsigned char big_data[16 * MB] = { 4, 5, 6 };
+int lidia_touch(int i) { return big_rodata[i % (48 * MB)] + big_data[i % (16 * MB)]; }
+int lidia_other(int i) { return lidia_touch(i) * 3; }
+SRC
+if cc -O1 -shared -fPIC -Wl,--build-id big_data.c -o libbig.so 2>cc.err && strip libbig.so; then
+	mrun bigdata -j 1 --allow-dynsym-only libbig.so -o bigdata.d
+	f=bigdata.d/symbolizer/anonymous/$(build_id libbig.so)
+	addr=$(nm -D libbig.so | awk '$3 == "lidia_other" { print "0x" $1 }')
+	want=$("$LLVM_SYMBOLIZER" --obj=libbig.so "$addr" 2>/dev/null | head -n 1)
+	got=$("$L" lookup "$f" "$addr" 2>/dev/null | head -n 1)
+	if [ "$RC" -eq 0 ] && [ "$RSS" -lt $((24 * 1024)) ] && [ -n "$want" ] &&
+		[ "${got%%lidia_other*}" != "$got" ] && [ "$want" = lidia_other ]; then
+		ok "$what ($((RSS / 1024)) MiB; $addr is $want, as llvm-symbolizer-16 says)"
+	else
+		not_ok "$what" "exit $RC, peak RSS $((RSS / 1024)) MiB; lookup: '$got', llvm-symbolizer: '$want'" \
+			"$(first_lines 5 bigdata.err)"
+	fi
+else
+	not_ok "$what" "$(first_lines 5 cc.err)"
+fi

@@ -9,7 +9,7 @@
 
 #include "demangle.h"
 
-char *lidia_llvm_demangle(const char *name);
+char *lidia_llvm_demangle(const char *name, char *buf, size_t *cap);
 
 /*
  * Whether LLVM's nonMicrosoftDemangle() may take name: Itanium's prefix is
@@ -26,22 +26,45 @@ static bool maybe_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'R' || name[1] == 'D');
 }
 
+/* name kept as the key of the result in buf: a copy, the caller's name may not last. */
+static bool remember(struct demangler *d, const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	if (n > d->key_cap) {
+		char *k = realloc(d->key, n);
+
+		if (!k)
+			return false;
+		d->key = k;
+		d->key_cap = n;
+	}
+	memcpy(d->key, name, n);
+	return true;
+}
+
 const char *demangle(struct demangler *d, const char *name)
 {
 	char *out;
 
 	if (!d->enabled || !maybe_mangled(name))
 		return name;
-	out = lidia_llvm_demangle(name);
-	if (!out)
-		return name;
-	free(d->buf);
-	d->buf = out;
-	return out;
+	/* The pieces of one symbol, a function's ranges: the same name, asked for again. */
+	if (d->have_last && !strcmp(name, d->key))
+		return d->same ? name : d->buf;
+	out = lidia_llvm_demangle(name, d->buf, &d->cap);
+	if (out)
+		d->buf = out;
+	d->have_last = remember(d, name);
+	d->same = !out;
+	return out ? out : name;
 }
 
 void demangler_release(struct demangler *d)
 {
 	free(d->buf);
-	d->buf = NULL;
+	free(d->key);
+	d->buf = d->key = NULL;
+	d->cap = d->key_cap = 0;
+	d->have_last = false;
 }

@@ -7,11 +7,13 @@
 
 /*
  * Demangling of C++ (Itanium ABI), Rust and D names, as llvm-symbolizer
- * prints them. buf holds the last result.
+ * prints them. buf (cap bytes) holds the last result, that of the name in
+ * key (have_last; same: it did not demangle).
  */
 struct demangler {
-	char *buf;
-	bool enabled;
+	char *buf, *key;
+	size_t cap, key_cap;
+	bool enabled, have_last, same;
 };
 
 /*

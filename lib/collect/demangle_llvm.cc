@@ -9,13 +9,35 @@
 
 #include <llvm/Demangle/Demangle.h>
 
-extern "C" char *lidia_llvm_demangle(const char *name);
+extern "C" char *lidia_llvm_demangle(const char *name, char *buf, size_t *cap);
 
-extern "C" char *lidia_llvm_demangle(const char *name)
+// name demangled into buf (malloc'd, *cap bytes at least; grown as needed),
+// or nullptr when it does not demangle (buf is then left as it was).
+// nonMicrosoftDemangle() would return a std::string made of a malloc'd
+// copy: for "_Z" names, which it hands to itaniumDemangle() as they are,
+// that is called with our buffer instead (three allocations fewer a name).
+extern "C" char *lidia_llvm_demangle(const char *name, char *buf, size_t *cap)
 {
 	std::string out;
+	size_t n = *cap;
+	char *res;
 
+	if (name[0] == '_' && name[1] == 'Z') {
+		res = llvm::itaniumDemangle(name, buf, &n, nullptr);
+		if (res && n > *cap)
+			*cap = n; // n is what it wrote: the buffer holds at least that
+		return res;
+	}
 	if (!llvm::nonMicrosoftDemangle(name, out))
 		return nullptr;
-	return strdup(out.c_str());
+	n = out.size() + 1;
+	if (n > *cap) {
+		res = static_cast<char *>(realloc(buf, n));
+		if (!res)
+			return nullptr;
+		buf = res;
+		*cap = n;
+	}
+	memcpy(buf, out.c_str(), n);
+	return buf;
 }

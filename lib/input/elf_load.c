@@ -39,10 +39,59 @@ static bool shares_bytes(const struct lidia_elf *e, const GElf_Shdr *sh)
 	return false;
 }
 
+/*
+ * A Go program's: its pclntab is found, and read, through loaded data and
+ * their relocations (pclntab_find.c), so all of those are read.
+ */
+static bool go_image(const struct lidia_elf *e, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(n, ".go.", 4) || !strncmp(n, ".gosym", 6) ||
+		    !strncmp(n, ".note.go.", 9) || !strcmp(n, ".noptrdata") ||
+		    strstr(n, "gopclntab"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Loaded data that no reader of a C, C++ or Rust image looks at: constants,
+ * variables, relocations, unwind tables (symbols, notes and the dynamic
+ * section are read; so are ppc64's .opd function descriptors). On a stripped
+ * library that is most of what is not code.
+ */
+static bool loaded_data(const GElf_Shdr *sh, const char *name)
+{
+	if (!(sh->sh_flags & SHF_ALLOC) || (name && !strcmp(name, ".opd")))
+		return false;
+	switch (sh->sh_type) {
+	case SHT_PROGBITS:
+	case SHT_RELA:
+	case SHT_REL:
+	case 19: /* SHT_RELR, newer than Debian 12's <elf.h> */
+	case SHT_INIT_ARRAY:
+	case SHT_FINI_ARRAY:
+	case SHT_PREINIT_ARRAY:
+	case SHT_X86_64_UNWIND: /* .eh_frame, where the ABI gives it its own type */
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Code, and the debug sections no reader of ours or libdw's looks at. */
-static bool never_read(const GElf_Shdr *sh, const char *name)
+static bool never_read(const GElf_Shdr *sh, const char *name, bool go)
 {
 	if (sh->sh_flags & SHF_EXECINSTR)
+		return true;
+	if (!go && loaded_data(sh, name))
 		return true;
 	return name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8)) &&
 	       debug_section_unread(name);
@@ -57,15 +106,17 @@ static size_t unread_ranges(const struct lidia_elf *e, struct range *out, uint64
 {
 	Elf_Scn *scn = NULL;
 	size_t n = 0, shstrndx;
+	bool go;
 
 	if (elf_getshdrstrndx(e->elf, &shstrndx))
 		return 0;
+	go = go_image(e, shstrndx);
 	while (n < MAX_UNREAD && (scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
 		uint64_t lo, hi;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !never_read(&sh, elf_strptr(e->elf, shstrndx, sh.sh_name)) ||
+		    !never_read(&sh, elf_strptr(e->elf, shstrndx, sh.sh_name), go) ||
 		    sh.sh_offset > e->size || sh.sh_size > e->size - sh.sh_offset)
 			continue;
 		lo = (sh.sh_offset + page - 1) & ~(page - 1);
