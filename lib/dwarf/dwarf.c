@@ -226,7 +226,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		crew_close(&crew);
 	}
 	if (!err) {
-		sort_rows(orphans->v, orphans->n);
+		sort_rows(orphans, x->threads);
 		x->st.inline_ranges += w.fr.inline_ranges;
 		x->st.line_rows += w.fr.line_rows;
 	}

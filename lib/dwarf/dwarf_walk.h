@@ -189,8 +189,8 @@ int walk_units(struct dw *w, uint32_t first, uint32_t end);
 /* Whether the second pass reads unit u at all (it has code, or takes its program's orphans). */
 bool walks_unit(const struct dw *w, uint32_t u);
 
-/* Line rows sorted by address. */
-void sort_rows(struct line_row *rows, size_t n);
+/* Line rows sorted by address, the same order on any number of threads. */
+void sort_rows(struct line_rows *rows, unsigned threads);
 
 /* Free what walk_units() kept in w's own fields (not its line buffers: line_groups.c's). */
 void walk_release(struct dw *w);

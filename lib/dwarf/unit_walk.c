@@ -18,6 +18,7 @@
 #include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "sort_halves.h"
 
 /* A mangled name (libdw's pointer) and its demangled copy. */
 struct name_slot {
@@ -592,9 +593,13 @@ int walk_units(struct dw *w, uint32_t first, uint32_t end)
 	return err;
 }
 
-void sort_rows(struct line_row *rows, size_t n)
+void sort_rows(struct line_rows *rows, unsigned threads)
 {
-	sort_array(rows, n, sizeof(*rows), cmp_row);
+	struct line_row *sorted = sort_halves(rows->v, rows->n, sizeof(*rows->v), cmp_row, threads);
+
+	if (sorted != rows->v)
+		rows->cap = rows->n; /* a new array, of just that many */
+	rows->v = sorted;
 }
 
 void walk_release(struct dw *w)

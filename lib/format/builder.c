@@ -3,11 +3,9 @@
  * The builder: collects ranges, then finalizes them into the exact tables of
  * a lidia file (spec sections 1 to 3 and 6) and writes them in order.
  *
- * Tables are not kept encoded: finalize encodes them once in small chunks to
- * compute the CRCs, and write encodes them again on the way to the sink, so
- * memory stays at the in-memory range array whatever the output size.
+ * Tables are not kept encoded: finalize encodes them once for the CRCs and
+ * write again on the way to the sink (encode.c).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,20 +13,9 @@
 #include "crc32c.h"
 #include "format.h"
 #include "internal.h"
+#include "sort_halves.h"
 #include "strtab.h"
-
-struct brange {
-	uint64_t va;
-	uint64_t length;
-	uint32_t depth;
-	uint32_t func;
-	uint32_t file;
-	uint32_t call_file;
-	uint32_t call_line;
-	uint32_t line_idx;
-	uint32_t line_count;
-	uint32_t seq; /* insertion order: the tie-breaker of the stable sort */
-};
+#include "tables.h"
 
 /* One rule of lidia_builder_map_prefix(): a file name starting with old gets new instead. */
 struct prefix_rule {
@@ -58,7 +45,7 @@ struct lidia_builder {
 	size_t nrules, cap_rules;
 	struct file_map files;
 	bool finalized;
-	unsigned threads; /* finalize's sort may use (builder_use_threads) */
+	unsigned threads; /* finalize and write_mem may use (builder_use_threads) */
 	unsigned va_size, field_size, line_size;
 	uint32_t crc[4]; /* VA, ranges, strings, lines */
 };
@@ -387,106 +374,18 @@ static int cmp_range(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* ---- Encoding: each table is produced in chunks through emit(). ---- */
-
-typedef int (*emit_fn)(void *ctx, const void *buf, size_t len);
-
-#define CHUNK 65536
-
-static int encode_va(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
+/* The tables as the encoder reads them. */
+static struct tables view(const struct lidia_builder *b)
 {
-	size_t n = 0;
-	int err;
-
-	for (size_t i = 0; i < b->nranges; i++) {
-		if (b->va_size == 8)
-			put_le64(buf + n, b->ranges[i].va);
-		else
-			put_le32(buf + n, (uint32_t)b->ranges[i].va);
-		n += b->va_size;
-		if (n + 8 > CHUNK) {
-			if ((err = emit(ctx, buf, n)))
-				return err;
-			n = 0;
-		}
-	}
-	return n ? emit(ctx, buf, n) : 0;
-}
-
-static int encode_ranges(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
-{
-	size_t n = 0;
-	int err;
-
-	for (size_t i = 0; i < b->nranges; i++) {
-		const struct brange *r = &b->ranges[i];
-		uint64_t f[8] = { r->length,   r->depth,      r->func,	    r->file,
-				  r->line_idx, r->line_count, r->call_file, r->call_line };
-
-		for (int k = 0; k < 8; k++) {
-			if (b->field_size == 8)
-				put_le64(buf + n, f[k]);
-			else
-				put_le32(buf + n, (uint32_t)f[k]);
-			n += b->field_size;
-		}
-		if (n + 64 > CHUNK) {
-			if ((err = emit(ctx, buf, n)))
-				return err;
-			n = 0;
-		}
-	}
-	return n ? emit(ctx, buf, n) : 0;
-}
-
-static int encode_lines(const struct lidia_builder *b, unsigned char *buf, emit_fn emit, void *ctx)
-{
-	size_t n = 0;
-	int err;
-
-	for (size_t i = 0; i < b->nlines; i++) {
-		if (b->line_size == 4) {
-			put_le32(buf + n, b->lines[i].offset);
-			put_le32(buf + n + 4, b->lines[i].line);
-		} else {
-			put_le16(buf + n, (uint16_t)b->lines[i].offset);
-			put_le16(buf + n + 2, (uint16_t)b->lines[i].line);
-		}
-		n += 2 * b->line_size;
-		if (n + 8 > CHUNK) {
-			if ((err = emit(ctx, buf, n)))
-				return err;
-			n = 0;
-		}
-	}
-	return n ? emit(ctx, buf, n) : 0;
-}
-
-static int encode_strings(const struct lidia_builder *b, unsigned char *buf, emit_fn emit,
-			  void *ctx)
-{
-	(void)buf;
-	return emit(ctx, b->strings.pool, b->strings.len);
-}
-
-static int (*const encoders[4])(const struct lidia_builder *, unsigned char *, emit_fn,
-				void *) = { encode_va, encode_ranges, encode_strings,
-					    encode_lines };
-
-static int crc_emit(void *ctx, const void *buf, size_t len)
-{
-	uint32_t *crc = ctx;
-
-	*crc = lidia_crc32c(*crc, buf, len);
-	return 0;
-}
-
-static void table_sizes(const struct lidia_builder *b, uint64_t size[4])
-{
-	size[0] = (uint64_t)b->nranges * b->va_size;
-	size[1] = (uint64_t)b->nranges * 8 * b->field_size;
-	size[2] = b->strings.len;
-	size[3] = (uint64_t)b->nlines * 2 * b->line_size;
+	return (struct tables){ .ranges = b->ranges,
+				.nranges = b->nranges,
+				.lines = b->lines,
+				.nlines = b->nlines,
+				.strings = b->strings.pool,
+				.strings_len = b->strings.len,
+				.va_size = b->va_size,
+				.field_size = b->field_size,
+				.line_size = b->line_size };
 }
 
 void builder_use_threads(struct lidia_builder *b, unsigned threads)
@@ -494,55 +393,25 @@ void builder_use_threads(struct lidia_builder *b, unsigned threads)
 	b->threads = threads;
 }
 
-struct sort_part {
-	struct brange *v;
-	size_t n;
-};
-
-static void *sort_part(void *arg)
-{
-	struct sort_part *p = arg;
-
-	sort_array(p->v, p->n, sizeof(*p->v), cmp_range);
-	return NULL;
-}
-
 /*
  * The ranges in (va, depth, insertion) order, a total order: the same
- * result however it is reached. With threads, the halves are sorted side
- * by side and merged (a big file's ranges: a tenth of its conversion).
+ * result however it is reached (a big file's ranges: a tenth of its conversion).
  */
 static void sort_ranges(struct lidia_builder *b)
 {
-	size_t half = b->nranges / 2, i = 0, j = half, k = 0;
-	struct sort_part second = { b->ranges + half, b->nranges - half };
-	struct brange *r = b->ranges, *out = NULL;
-	pthread_t tid;
+	struct brange *sorted =
+		sort_halves(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range, b->threads);
 
-	if (b->threads < 2 || b->nranges < (1u << 16) ||
-	    !(out = malloc(b->nranges * sizeof(*out))) ||
-	    pthread_create(&tid, NULL, sort_part, &second)) {
-		free(out);
-		sort_array(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);
-		return;
-	}
-	sort_array(r, half, sizeof(*r), cmp_range);
-	pthread_join(tid, NULL);
-	while (i < half && j < b->nranges)
-		out[k++] = cmp_range(&r[i], &r[j]) <= 0 ? r[i++] : r[j++];
-	memcpy(out + k, r + i, (half - i) * sizeof(*r));
-	k += half - i;
-	memcpy(out + k, r + j, (b->nranges - j) * sizeof(*r));
-	free(b->ranges);
-	b->ranges = out;
-	b->cap_ranges = b->nranges;
+	if (sorted != b->ranges)
+		b->cap_ranges = b->nranges; /* a new array, of just that many */
+	b->ranges = sorted;
 }
 
 int lidia_builder_finalize(struct lidia_builder *b)
 {
 	uint64_t max_va = 0, max_field = 0, max_line = 0;
-	unsigned char *buf;
-	int err = 0;
+	struct tables tables;
+	int err;
 
 	if (b->finalized)
 		return LIDIA_E_STATE;
@@ -568,15 +437,9 @@ int lidia_builder_finalize(struct lidia_builder *b)
 	b->va_size = max_va > UINT32_MAX ? 8 : 4;
 	b->field_size = max_field > UINT32_MAX ? 8 : 4;
 	b->line_size = max_line > UINT16_MAX ? 4 : 2;
+	tables = view(b);
 
-	buf = malloc(CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	for (int t = 0; t < 4 && !err; t++) {
-		b->crc[t] = 0;
-		err = encoders[t](b, buf, crc_emit, &b->crc[t]);
-	}
-	free(buf);
+	err = tables_crc(&tables, b->threads, b->crc);
 	if (!err)
 		b->finalized = true;
 	return err;
@@ -584,17 +447,21 @@ int lidia_builder_finalize(struct lidia_builder *b)
 
 uint64_t lidia_builder_file_size(const struct lidia_builder *b)
 {
-	uint64_t size[4];
+	struct tables tables;
+	uint64_t size[NTABLES];
 
-	table_sizes(b, size);
+	tables = view(b);
+	tables_sizes(&tables, size);
 	return LIDIA_HEADER_SIZE + size[0] + size[1] + size[2] + size[3];
 }
 
 static void make_header(const struct lidia_builder *b, unsigned char *h)
 {
-	uint64_t size[4], off[4];
+	struct tables tables;
+	uint64_t size[NTABLES], off[NTABLES];
 
-	table_sizes(b, size);
+	tables = view(b);
+	tables_sizes(&tables, size);
 	/* The tables go back to back in this order, as the reference writes them. */
 	off[0] = LIDIA_HEADER_SIZE;
 	for (int t = 1; t < 4; t++)
@@ -622,22 +489,14 @@ static void make_header(const struct lidia_builder *b, unsigned char *h)
 int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx)
 {
 	unsigned char header[LIDIA_HEADER_SIZE];
-	unsigned char *buf;
+	struct tables tables = view(b);
 	int err;
 
 	if (!b->finalized)
 		return LIDIA_E_STATE;
 	make_header(b, header);
 	err = sink(ctx, header, sizeof(header));
-	if (err)
-		return err;
-	buf = malloc(CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	for (int t = 0; t < 4 && !err; t++)
-		err = encoders[t](b, buf, sink, ctx);
-	free(buf);
-	return err;
+	return err ? err : tables_emit(&tables, sink, ctx);
 }
 
 int lidia_write_all(int fd, const void *buf, size_t len)
@@ -663,31 +522,29 @@ static int fd_sink(void *ctx, const void *buf, size_t len)
 	return lidia_write_all(*(int *)ctx, buf, len);
 }
 
+/* From this size, with threads, a file is encoded whole in memory, its pieces side by side. */
+#define WRITE_WHOLE_MIN (8u << 20)
+
 int lidia_builder_write_fd(struct lidia_builder *b, int fd)
 {
-	return lidia_builder_write(b, fd_sink, &fd);
-}
+	void *buf;
+	size_t size;
+	int err;
 
-struct mem_sink {
-	unsigned char *buf;
-	size_t len, cap;
-};
-
-static int mem_sink(void *ctx, const void *buf, size_t len)
-{
-	struct mem_sink *m = ctx;
-
-	if (len > m->cap - m->len)
-		return LIDIA_E_SINK;
-	memcpy(m->buf + m->len, buf, len);
-	m->len += len;
-	return 0;
+	if (b->threads < 2 || lidia_builder_file_size(b) < WRITE_WHOLE_MIN)
+		return lidia_builder_write(b, fd_sink, &fd);
+	if ((err = lidia_builder_write_mem(b, &buf, &size)))
+		return err == -ENOMEM ? lidia_builder_write(b, fd_sink, &fd) : err;
+	err = lidia_write_all(fd, buf, size);
+	free(buf);
+	return err;
 }
 
 int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out_size)
 {
 	uint64_t size = lidia_builder_file_size(b);
-	struct mem_sink m = { 0 };
+	struct tables tables = view(b);
+	unsigned char *buf;
 	int err;
 
 	*out_buf = NULL;
@@ -696,16 +553,17 @@ int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out
 		return LIDIA_E_STATE;
 	if (size > SIZE_MAX)
 		return LIDIA_E_TOO_BIG;
-	m.cap = (size_t)size;
-	m.buf = malloc(m.cap);
-	if (!m.buf)
+	buf = malloc((size_t)size);
+	if (!buf)
 		return -ENOMEM;
-	err = lidia_builder_write(b, mem_sink, &m);
+	make_header(b, buf);
+	/* Into memory, the tables' pieces are encoded side by side, each at its place. */
+	err = tables_encode(&tables, b->threads, buf + LIDIA_HEADER_SIZE);
 	if (err) {
-		free(m.buf);
+		free(buf);
 		return err;
 	}
-	*out_buf = m.buf;
-	*out_size = m.len;
+	*out_buf = buf;
+	*out_size = (size_t)size;
 	return 0;
 }

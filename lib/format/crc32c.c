@@ -101,3 +101,41 @@ uint32_t lidia_crc32c(uint32_t crc, const void *buf, size_t len)
 #endif
 	return ~crc_sw(c, buf, len);
 }
+
+/*
+ * a times b modulo the polynomial, both in the reflected order of the CRC
+ * (bit 31 is x^0).
+ */
+static uint32_t mul_mod(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if (!(a & (m - 1)))
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
+	}
+	return p;
+}
+
+/* x^(8 * len) modulo the polynomial: len bytes' worth of shifting, by squaring. */
+static uint32_t shift_of(uint64_t len)
+{
+	uint32_t p = 1u << 31, sq = 1u << 30; /* x^0; x^1, squared as the bits go up */
+
+	for (len *= 8; len; len >>= 1) {
+		if (len & 1)
+			p = mul_mod(sq, p);
+		sq = mul_mod(sq, sq);
+	}
+	return p;
+}
+
+uint32_t lidia_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+	return mul_mod(shift_of(len2), crc1) ^ crc2;
+}

@@ -12,4 +12,10 @@
  */
 uint32_t lidia_crc32c(uint32_t crc, const void *buf, size_t len);
 
+/*
+ * The CRC of A then B from A's (crc1), B's (crc2, each started from 0) and
+ * B's length: pieces of a table checked on threads of their own, joined.
+ */
+uint32_t lidia_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+
 #endif

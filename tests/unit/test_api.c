@@ -24,7 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "builder.h"
 #include "crc32c.h"
+#include "format.h"
 #include "internal.h"
 #include "lidia.h"
 #include "unit.h"
@@ -531,9 +533,91 @@ static void crc_threads(void)
 	CHECK(ok, "crc32c: %d threads making the first calls all get 0xe3069283", CRC_THREADS);
 }
 
+/* CRCs of pieces joined: every split of the check string gives its CRC. */
+static void crc_combine(void)
+{
+	const char *s = "123456789";
+	bool ok = lidia_crc32c_combine(0, 0, 0) == 0;
+
+	for (size_t k = 0; k <= 9; k++)
+		ok = ok &&
+		     lidia_crc32c_combine(lidia_crc32c(0, s, k), lidia_crc32c(0, s + k, 9 - k),
+					  9 - k) == 0xe3069283u;
+	CHECK(ok, "crc32c: the CRCs of the two pieces of every split of \"123456789\" join to "
+		  "0xe3069283");
+}
+
+/* The little-endian 32- or 64-bit word at p. */
+static uint64_t word(const unsigned char *p, int size)
+{
+	uint64_t v = 0;
+
+	for (int i = size - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * A builder of 300,000 ranges with lines, finalized and written on 2
+ * threads (tables cut into pieces encoded side by side): the bytes are
+ * those one thread streams, and each table's CRC in the header is the
+ * CRC-32C of its bytes, computed here in one piece.
+ */
+static void tables_on_threads(void)
+{
+	struct lidia_builder *one = NULL, *two = NULL;
+	struct lidia_line lines[3] = { { 0, 10 }, { 4, 11 }, { 8, 12 } };
+	void *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	bool ok = !lidia_builder_new(&one) && !lidia_builder_new(&two);
+	char name[32];
+
+	if (ok)
+		builder_use_threads(two, 2);
+	for (uint32_t i = 0; i < 300000 && ok; i++) {
+		struct lidia_range_desc r = { .va = 0x400000 + (uint64_t)(i * 7919u % 300000) * 16,
+					      .length = 16,
+					      .func = name,
+					      .file = "/src/f.c",
+					      .lines = lines,
+					      .line_count = i % 3 + 1 };
+
+		snprintf(name, sizeof(name), "f%u", i % 50000);
+		ok = !lidia_builder_add(one, &r) && !lidia_builder_add(two, &r);
+	}
+	ok = ok && !lidia_builder_finalize(one) && !lidia_builder_finalize(two) &&
+	     !lidia_builder_write_mem(one, &a, &na) && !lidia_builder_write_mem(two, &b, &nb);
+	CHECK(ok && na == nb && !memcmp(a, b, na),
+	      "builder: 300,000 ranges finalized and encoded on 2 threads: the bytes of 1 thread");
+	if (ok && na > LIDIA_HEADER_SIZE) {
+		const unsigned char *h = a;
+		static const int crc_at[4] = { HDR_VA_CRC, HDR_RANGE_CRC, HDR_STR_CRC,
+					       HDR_LINE_CRC };
+		static const int off_at[4] = { HDR_VA_OFF, HDR_RANGE_OFF, HDR_STR_OFF,
+					       HDR_LINE_OFF };
+		bool crcs = true;
+
+		for (int t = 0; t < 4; t++) {
+			uint64_t off = word(h + off_at[t], 8);
+			uint64_t end = t < 3 ? word(h + off_at[t + 1], 8) : na;
+
+			crcs = crcs && off <= end && end <= na &&
+			       lidia_crc32c(0, h + off, end - off) ==
+				       (uint32_t)word(h + crc_at[t], 4);
+		}
+		CHECK(crcs, "builder: each table's CRC in the header is the CRC-32C of its bytes");
+	}
+	free(a);
+	free(b);
+	lidia_builder_free(one);
+	lidia_builder_free(two);
+}
+
 int main(void)
 {
 	crc_threads(); /* first: no CRC computed before it */
+	crc_combine();
+	tables_on_threads();
 	reader_opts();
 	store_opts();
 	extract_opts();

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Write: the builder's tables encoded as the file has them. Tables are not
+ * kept encoded (memory stays at the range array whatever the output size):
+ * finalize encodes them once for the CRCs, and writing encodes them again.
+ * Either way a table is cut into pieces of whole entries, encoded side by
+ * side on the threads given (a big C++ library's tables are 100 MB), each
+ * piece's CRC joined to the one before (lidia_crc32c_combine).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "crc32c.h"
+#include "internal.h"
+#include "run_items.h"
+#include "tables.h"
+
+#define CHUNK 65536
+#define MIN_PIECE (1u << 20) /* smaller tables are one piece: threads cost more */
+#define MAX_PIECES (4 * RUN_ITEMS_MAX)
+
+static size_t entry_size(const struct tables *t, int k)
+{
+	switch (k) {
+	case TABLE_VA:
+		return t->va_size;
+	case TABLE_RANGES:
+		return 8 * (size_t)t->field_size;
+	case TABLE_STRINGS:
+		return 1;
+	default:
+		return 2 * (size_t)t->line_size;
+	}
+}
+
+static size_t entries(const struct tables *t, int k)
+{
+	return k == TABLE_STRINGS ? t->strings_len : k == TABLE_LINES ? t->nlines : t->nranges;
+}
+
+void tables_sizes(const struct tables *t, uint64_t size[NTABLES])
+{
+	for (int k = 0; k < NTABLES; k++)
+		size[k] = (uint64_t)entries(t, k) * entry_size(t, k);
+}
+
+static void put_field(unsigned char *p, uint64_t v, unsigned size)
+{
+	if (size == 8)
+		put_le64(p, v);
+	else if (size == 4)
+		put_le32(p, (uint32_t)v);
+	else
+		put_le16(p, (uint16_t)v);
+}
+
+/* Entry i of table k at p. */
+static void encode_entry(const struct tables *t, int k, size_t i, unsigned char *p)
+{
+	const struct brange *r = &t->ranges[i];
+
+	switch (k) {
+	case TABLE_VA:
+		put_field(p, r->va, t->va_size);
+		break;
+	case TABLE_RANGES: {
+		uint64_t f[8] = { r->length,   r->depth,      r->func,	    r->file,
+				  r->line_idx, r->line_count, r->call_file, r->call_line };
+
+		for (int n = 0; n < 8; n++)
+			put_field(p + n * t->field_size, f[n], t->field_size);
+		break;
+	}
+	default:
+		put_field(p, t->lines[i].offset, t->line_size);
+		put_field(p + t->line_size, t->lines[i].line, t->line_size);
+		break;
+	}
+}
+
+/* Entries [lo, hi) of table k through emit, a chunk at a time (buf: CHUNK bytes). */
+static int emit_entries(const struct tables *t, int k, size_t lo, size_t hi, unsigned char *buf,
+			emit_fn emit, void *ctx)
+{
+	size_t size = entry_size(t, k), per = CHUNK / size;
+	int err;
+
+	if (k == TABLE_STRINGS)
+		return hi > lo ? emit(ctx, t->strings + lo, hi - lo) : 0;
+	while (lo < hi) {
+		size_t n = hi - lo < per ? hi - lo : per;
+
+		for (size_t i = 0; i < n; i++)
+			encode_entry(t, k, lo + i, buf + i * size);
+		if ((err = emit(ctx, buf, n * size)))
+			return err;
+		lo += n;
+	}
+	return 0;
+}
+
+int tables_emit(const struct tables *t, emit_fn emit, void *ctx)
+{
+	unsigned char *buf = malloc(CHUNK);
+	int err = buf ? 0 : -ENOMEM;
+
+	for (int k = 0; k < NTABLES && !err; k++)
+		err = emit_entries(t, k, 0, entries(t, k), buf, emit, ctx);
+	free(buf);
+	return err;
+}
+
+/* Entries [lo, hi) of one table: a CRC from 0, or bytes at out. */
+struct piece {
+	int table;
+	size_t lo, hi;
+	unsigned char *out; /* NULL: the CRC only */
+	uint32_t crc;
+	int err;
+};
+
+struct pieces {
+	const struct tables *t;
+	struct piece v[MAX_PIECES + NTABLES];
+	size_t n;
+};
+
+static int crc_sink(void *ctx, const void *buf, size_t len)
+{
+	uint32_t *crc = ctx;
+
+	*crc = lidia_crc32c(*crc, buf, len);
+	return 0;
+}
+
+static int copy_sink(void *ctx, const void *buf, size_t len)
+{
+	unsigned char **at = ctx;
+
+	memcpy(*at, buf, len);
+	*at += len;
+	return 0;
+}
+
+static void run_piece(void *ctx, unsigned slot, size_t k)
+{
+	struct pieces *ps = ctx;
+	struct piece *p = &ps->v[k];
+	unsigned char *buf = malloc(CHUNK), *at = p->out;
+
+	(void)slot;
+	p->err = !buf	  ? -ENOMEM
+		 : p->out ? emit_entries(ps->t, p->table, p->lo, p->hi, buf, copy_sink, &at)
+			  : emit_entries(ps->t, p->table, p->lo, p->hi, buf, crc_sink, &p->crc);
+	free(buf);
+}
+
+/*
+ * Every table cut into pieces of about the same size, enough of them to keep
+ * threads threads busy; out (if not NULL) is where the tables go, back to back.
+ */
+static void cut(struct pieces *ps, unsigned threads, unsigned char *out)
+{
+	uint64_t size[NTABLES], total = 0, want;
+
+	tables_sizes(ps->t, size);
+	for (int k = 0; k < NTABLES; k++)
+		total += size[k];
+	want = threads > 1 ? total / (4 * (uint64_t)threads) : total;
+	if (want < MIN_PIECE)
+		want = MIN_PIECE;
+	ps->n = 0;
+	for (int k = 0; k < NTABLES; k++) {
+		size_t n = entries(ps->t, k), es = entry_size(ps->t, k);
+		size_t parts = (size_t)(size[k] / want) + 1, per;
+
+		if (parts > MAX_PIECES / NTABLES)
+			parts = MAX_PIECES / NTABLES;
+		per = (n + parts - 1) / parts;
+		for (size_t lo = 0; lo < n; lo += per)
+			ps->v[ps->n++] = (struct piece){ .table = k,
+							 .lo = lo,
+							 .hi = lo + per < n ? lo + per : n,
+							 .out = out ? out + lo * es : NULL };
+		if (out)
+			out += size[k];
+	}
+}
+
+static int run_pieces(struct pieces *ps, unsigned threads)
+{
+	int err = run_items(ps->n, threads ? threads : 1, NULL, run_piece, ps);
+
+	for (size_t i = 0; i < ps->n && !err; i++)
+		err = ps->v[i].err;
+	return err;
+}
+
+int tables_crc(const struct tables *t, unsigned threads, uint32_t crc[NTABLES])
+{
+	struct pieces *ps = malloc(sizeof(*ps));
+	int err;
+
+	if (!ps)
+		return -ENOMEM;
+	ps->t = t;
+	cut(ps, threads, NULL);
+	err = run_pieces(ps, threads);
+	for (int k = 0; k < NTABLES; k++)
+		crc[k] = 0;
+	for (size_t i = 0; i < ps->n && !err; i++) {
+		const struct piece *p = &ps->v[i];
+		uint64_t len = (uint64_t)(p->hi - p->lo) * entry_size(t, p->table);
+
+		crc[p->table] = lidia_crc32c_combine(crc[p->table], p->crc, len);
+	}
+	free(ps);
+	return err;
+}
+
+int tables_encode(const struct tables *t, unsigned threads, unsigned char *out)
+{
+	struct pieces *ps = malloc(sizeof(*ps));
+	int err;
+
+	if (!ps)
+		return -ENOMEM;
+	ps->t = t;
+	cut(ps, threads, out);
+	err = run_pieces(ps, threads);
+	free(ps);
+	return err;
+}
