@@ -13,6 +13,7 @@
 #include "frames.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "origin_names.h"
 #include "unit_scan.h"
 
 /*
@@ -150,6 +151,8 @@ struct dw {
 	struct name_slot *demangled;
 	size_t ndemangled, cap_demangled;
 	struct name_block *demangled_names;
+	size_t names_kept_short;     /* names kept only for a subprogram: no memory to keep them */
+	struct origin_names origins; /* the unit's inlined functions' names, by origin */
 	/* The current unit's file names joined to its comp_dir, by libdw's name. */
 	const char *comp_dir;
 	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */

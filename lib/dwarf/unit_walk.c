@@ -117,6 +117,7 @@ static void set_unit(struct dw *w, const struct unit *un)
 		memset(w->paths, 0, w->cap_paths * sizeof(*w->paths));
 	w->npaths = 0;
 	name_blocks_reset(&w->path_names, false);
+	origin_names_next_unit(&w->origins);
 }
 
 static size_t name_hash(const char *p, size_t cap)
@@ -136,6 +137,7 @@ static const char *demangled_name(struct dw *w, const char *s)
 
 		if (!slots) {
 			d = demangle(&w->x->dm, s);
+			w->names_kept_short += d != s;
 			return d == s ? s : keep_name(w, d);
 		}
 		for (size_t k = 0; k < w->cap_demangled; k++) {
@@ -155,8 +157,10 @@ static const char *demangled_name(struct dw *w, const char *s)
 		if (w->demangled[i].mangled == s)
 			return w->demangled[i].name;
 	d = demangle(&w->x->dm, s);
-	if (d != s && !(d = name_blocks_str(&w->demangled_names, d, NULL)))
+	if (d != s && !(d = name_blocks_str(&w->demangled_names, d, NULL))) {
+		w->names_kept_short++;
 		return keep_name(w, demangle(&w->x->dm, s));
+	}
 	w->demangled[i] = (struct name_slot){ s, d };
 	w->ndemangled++;
 	return d;
@@ -180,6 +184,29 @@ static const char *die_name(struct dw *w, Dwarf_Die *die)
 	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
 		s = dwarf_formstring(&attr);
 	return s && *s ? s : NULL;
+}
+
+/*
+ * An inlined subroutine's name: its abstract origin's (when it has no name
+ * of its own), found once per origin in a unit, as die_name() would.
+ */
+static const char *inline_name(struct dw *w, Dwarf_Die *die)
+{
+	size_t kept_short = w->names_kept_short;
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	const char *name;
+
+	if (dwarf_hasattr(die, DW_AT_linkage_name) || dwarf_hasattr(die, DW_AT_MIPS_linkage_name) ||
+	    dwarf_hasattr(die, DW_AT_name) || !dwarf_attr(die, DW_AT_abstract_origin, &attr) ||
+	    !dwarf_formref_die(&attr, &origin))
+		return die_name(w, die);
+	if ((name = origin_names_find(&w->origins, origin.addr)))
+		return name;
+	name = die_name(w, &origin);
+	if (name && w->names_kept_short == kept_short)
+		origin_names_add(&w->origins, origin.addr, name);
+	return name;
 }
 
 /* ---- Second pass: one subprogram ---------------------------------------------- */
@@ -224,7 +251,7 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			if ((err = LIDIA_GROW(w->nodes, w->nnodes + 1, w->cap_nodes)))
 				return err;
 			n = &w->nodes[w->nnodes++];
-			n->name = die_name(w, &child);
+			n->name = inline_name(w, &child);
 			if (!n->name)
 				n->name = "??";
 			n->parent = parent;
@@ -613,4 +640,5 @@ void walk_release(struct dw *w)
 	name_blocks_reset(&w->demangled_names, true);
 	free(w->demangled);
 	free(w->paths);
+	origin_names_release(&w->origins);
 }
