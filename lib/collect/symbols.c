@@ -27,10 +27,26 @@ static uint64_t section_end(const struct lidia_elf *e, unsigned shndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
+/* The end of the section of the last symbol asked about: symbols come section by section. */
+struct last_section {
+	unsigned shndx;
+	uint64_t end;
+	bool known;
+};
+
+static uint64_t cached_section_end(const struct lidia_elf *e, unsigned shndx,
+				   struct last_section *last)
+{
+	if (!last->known || last->shndx != shndx)
+		*last = (struct last_section){ shndx, section_end(e, shndx), true };
+	return last->end;
+}
+
 static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn *scn,
 			 const GElf_Shdr *sh, enum sym_table table)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
+	struct last_section last = { 0 };
 	const char *file = NULL;
 	size_t n;
 
@@ -75,7 +91,7 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		out->v[out->n++] = (struct sym){
 			.addr = s.st_value,
 			.size = s.st_size,
-			.sec_end = section_end(e, s.st_shndx),
+			.sec_end = cached_section_end(e, s.st_shndx, &last),
 			.name = name,
 			.file = GELF_ST_BIND(s.st_info) == STB_LOCAL ? file : NULL,
 			.index = (uint32_t)i,
