@@ -4,6 +4,7 @@
  * and one symbol per address, as llvm-symbolizer resolves aliases.
  */
 #include "internal.h"
+#include "opd.h"
 #include "symbols.h"
 
 /* True when section shndx holds code. */
@@ -27,8 +28,37 @@ static uint64_t section_end(const struct lidia_elf *e, unsigned shndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
-static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn *scn,
-			 const GElf_Shdr *sh, enum sym_table table)
+/* The code section that holds addr (0: none). */
+static unsigned code_section_at(const struct lidia_elf *e, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    addr - sh.sh_addr < sh.sh_size)
+			return (unsigned)elf_ndxscn(scn);
+	return 0;
+}
+
+/*
+ * A ppc64 ELFv1 symbol of a function descriptor, moved to its entry point
+ * and that code's section; false when the descriptor cannot be read.
+ */
+static bool follow_descriptor(const struct lidia_elf *e, const struct opd *opd, GElf_Sym *s)
+{
+	uint64_t entry;
+	unsigned shndx;
+
+	if (!opd_entry(opd, s->st_value, &entry) || !(shndx = code_section_at(e, entry)))
+		return false;
+	s->st_value = entry;
+	s->st_shndx = (uint16_t)shndx;
+	return true;
+}
+
+static int collect_table(struct sym_vec *out, const struct lidia_elf *e, const struct opd *opd,
+			 Elf_Scn *scn, const GElf_Shdr *sh, enum sym_table table)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	const char *file = NULL;
@@ -65,6 +95,8 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		if (type == STT_NOTYPE &&
 		    (name[0] == '$' || !strncmp(name, ".L", 2) || !in_code(e, s.st_shndx)))
 			continue;
+		if (opd->shndx && s.st_shndx == opd->shndx && !follow_descriptor(e, opd, &s))
+			continue;
 		if (e->ehdr.e_machine == EM_ARM)
 			s.st_value &= ~(GElf_Addr)1; /* the Thumb bit is not part of the address */
 		if (s.st_value + s.st_size < s.st_value)
@@ -86,9 +118,11 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 	return 0;
 }
 
-int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym)
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e,
+		    const struct lidia_elf *const *pair, size_t npair, bool symtab, bool dynsym)
 {
 	Elf_Scn *scn = NULL;
+	struct opd opd;
 	size_t total = out->n;
 	void *p = out->v;
 	int err = 0;
@@ -109,6 +143,8 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab,
 		out->cap = total;
 	}
 	scn = NULL;
+	if (opd_find(&opd, e))
+		opd_data(&opd, pair, npair);
 
 	while (!err && (scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
@@ -116,9 +152,9 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab,
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB && symtab)
-			err = collect_table(out, e, scn, &sh, SYM_SYMTAB);
+			err = collect_table(out, e, &opd, scn, &sh, SYM_SYMTAB);
 		else if (sh.sh_type == SHT_DYNSYM && dynsym)
-			err = collect_table(out, e, scn, &sh, SYM_DYNSYM);
+			err = collect_table(out, e, &opd, scn, &sh, SYM_DYNSYM);
 	}
 	return err;
 }

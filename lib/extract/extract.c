@@ -182,7 +182,7 @@ static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const 
 	int err = 0;
 
 	for (size_t i = 0; i < nall && !err; i++)
-		err = symbols_collect(&x->syms, all[i], symtab, dynsym);
+		err = symbols_collect(&x->syms, all[i], all, nall, symtab, dynsym);
 	if (err || !symtab)
 		return err;
 	for (size_t i = 0; i < nall; i++) {
@@ -198,7 +198,7 @@ static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const 
 			continue;
 		opened[(*nopened)++] = mini;
 		x->st.used_minidebuginfo = true;
-		return symbols_collect(&x->syms, mini, true, false);
+		return symbols_collect(&x->syms, mini, all, nall, true, false);
 	}
 	return 0;
 }

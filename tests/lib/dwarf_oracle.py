@@ -22,6 +22,7 @@ Used by tests/t_dwarf_oracle.sh; prints the lines tests/run.sh counts ("ok - ",
         --min-names PCT      name chains must agree on at least PCT% (99.5)
         --min-lines PCT      file and line of every frame: at least PCT% (99)
         --every N            sample every Nth instruction (1)
+        --objdump PROG       the objdump that reads --code (objdump; a cross one)
         --pyroscope PATH     also check the file with Pyroscope's reader
         --python PATH        the interpreter for --pyroscope (python3)
         --want-inlines 1     fail when the oracle shows no inline frame at all
@@ -65,9 +66,9 @@ def note(*lines):
 INSN_RE = re.compile(r"^\s*([0-9a-f]+):\s")
 
 
-def text_addresses(elf, every=1):
+def text_addresses(elf, every=1, objdump="objdump"):
     """Instruction starts in .text, from objdump -d (every Nth)."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".text", elf],
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", "-j", ".text", elf],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True,
                          universal_newlines=True).stdout
     addrs = []
@@ -206,7 +207,7 @@ def fmt_chain(chain, width=90):
 
 def cmd_compare(o):
     label = o["label"]
-    addrs = text_addresses(o["code"], int(o.get("every", 1)))
+    addrs = text_addresses(o["code"], int(o.get("every", 1)), o.get("objdump", "objdump"))
     if not addrs:
         tap(False, "%s: .text has instructions" % label, ["objdump -d -j .text %s" % o["code"]])
         return 1

@@ -360,6 +360,7 @@ void print_summary(struct batch *b)
 	reason(stderr, &first, b->skipped[SKIP_NOT_LINKED], "not linked");
 	reason(stderr, &first, b->skipped[SKIP_NOT_PROGRAM], "not a program");
 	reason(stderr, &first, b->skipped[SKIP_DEGENERATE_KEY], "degenerate build ID");
+	reason(stderr, &first, b->skipped[SKIP_MACHINE], "architecture not read");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
 	reason(stderr, &first, b->dynsym_only, "only .dynsym");
 	reason(stderr, &first, b->skipped_shard, "other shards");
