@@ -84,7 +84,9 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_SYMLINK, "a symbolic link inside the output tree, not followed")                 \
 	X(LIDIA_E_ELF_CHANGED,                                                                     \
 	  "changed while being read (rewritten or truncated by another process?)")                 \
-	X(LIDIA_E_ELF_MACHINE, "an architecture lidiagen does not read (doc/architectures.md)")
+	X(LIDIA_E_ELF_MACHINE, "an architecture lidiagen does not read (doc/architectures.md)")    \
+	X(LIDIA_E_ELF_ADDRESSES,                                                                   \
+	  "a binary and its debug file at different load addresses (prelinked?)")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,

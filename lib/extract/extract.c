@@ -11,6 +11,7 @@
 #include "dwp_unpack.h"
 #include "elf_load.h"
 #include "elf_mem.h"
+#include "elf_pair.h"
 #include "functions.h"
 #include "go_extract.h"
 #include "internal.h"
@@ -84,13 +85,27 @@ static const struct lidia_elf *dwarf_image(const struct lidia_elf *const *elfs, 
 }
 
 /*
+ * With no .debug_info anywhere, an image with a .debug_line (hand-built,
+ * or stripped of its units): its line programs are read for its symbols.
+ */
+static const struct lidia_elf *line_image(const struct lidia_elf *const *elfs, size_t n)
+{
+	uint64_t size;
+
+	for (size_t i = 0; i < n; i++)
+		if (elf_section_size(elfs[i], ".debug_line", &size) && size)
+			return elfs[i];
+	return NULL;
+}
+
+/*
  * The DWARF of the image that has the most, with its dwz file. libdw reads
  * copies of what it would inflate: the images are the caller's.
  */
 static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n,
 			     const struct lidia_extract_opts *opts)
 {
-	const struct lidia_elf *e = dwarf_image(elfs, n);
+	const struct lidia_elf *e = dwarf_image(elfs, n) ?: line_image(elfs, n);
 	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
 	unsigned threads = OPTS_GET(opts, threads, 0);
 	int (*guard)(void (*)(void *), void *) = OPTS_GET(opts, thread_guard, NULL);
@@ -165,6 +180,19 @@ static void find_images(const struct lidia_elf *const *elfs, size_t n,
 			all[(*nall)++] = opened[(*nopened)++] = d;
 	}
 	st->found_debug_file = *nall > n;
+}
+
+/*
+ * Every image at the addresses of the first: a debug file split off before
+ * its binary was prelinked is not, and its DWARF and symbols read with the
+ * binary's would be a mix of two address spaces.
+ */
+static int one_address_space(const struct lidia_elf *const *all, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (!elf_pair_same_addresses(all[0], all[i]))
+			return LIDIA_E_ELF_ADDRESSES;
+	return 0;
 }
 
 /*
@@ -272,6 +300,8 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		goto out;
 	}
 	find_images(elfs, n, opts, all, &nall, opened, &nopened, &x.st);
+	if ((err = one_address_space(all, nall)))
+		goto out;
 	if ((err = collect_symbols(&x, elfs, n, all, nall, opts, opened, &nopened)))
 		goto out;
 	x.st.symbols_read = x.syms.n;
