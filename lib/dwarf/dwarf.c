@@ -28,6 +28,7 @@
 #include "frames.h"
 #include "internal.h"
 #include "line_groups.h"
+#include "line_orphans.h"
 #include "line_table.h"
 #include "name_blocks.h"
 #include "scan_chunks.h"
@@ -225,6 +226,9 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 			err = walk_all_units(&w, &crew);
 		crew_close(&crew);
 	}
+	if (!err)
+		err = line_orphans_add(x, dw, &w.secs,
+				       e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
 	if (!err) {
 		sort_rows(orphans->v, orphans->n);
 		x->st.inline_ranges += w.fr.inline_ranges;
