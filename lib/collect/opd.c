@@ -1,25 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: ppc64 ELFv1 function descriptors followed to the code (opd.h). */
+#include "elf_mem.h"
 #include "internal.h"
 #include "opd.h"
 
-/* e's .opd section, with its header; NULL when none. */
+/* e's .opd section, with its header, when e is ppc64 ELFv1; NULL otherwise. */
 static Elf_Scn *opd_section(const struct lidia_elf *e, GElf_Shdr *sh)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (e->ehdr.e_machine != EM_PPC64 || (e->ehdr.e_flags & EF_PPC64_ABI) == 2 ||
-	    elf_getshdrstrndx(e->elf, &shstrndx))
+	if (e->ehdr.e_machine != EM_PPC64 || (e->ehdr.e_flags & EF_PPC64_ABI) == 2)
 		return NULL;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		const char *name;
-
-		if (gelf_getshdr(scn, sh) && (name = elf_strptr(e->elf, shstrndx, sh->sh_name)) &&
-		    !strcmp(name, ".opd"))
-			return scn;
-	}
-	return NULL;
+	return elf_section_named(e, ".opd", sh);
 }
 
 bool opd_find(struct opd *o, const struct lidia_elf *e)
@@ -54,12 +44,10 @@ void opd_data(struct opd *o, const struct lidia_elf *const *imgs, size_t n)
 
 bool opd_entry(const struct opd *o, uint64_t addr, uint64_t *entry)
 {
-	uint64_t off = addr - o->addr, v = 0;
+	uint64_t off = addr - o->addr;
 
 	if (!o->data || addr < o->addr || off > o->size || o->size - off < 8)
 		return false;
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)o->data[off + i] << (o->be ? 8 * (7 - i) : 8 * i);
-	*entry = v;
+	*entry = load_endian(o->data + off, 8, o->be);
 	return true;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Identify: a binary and its debug file in one address space, or not (elf_pair.h). */
+#include "elf_mem.h"
 #include "elf_pair.h"
 #include "internal.h"
 
@@ -24,22 +25,12 @@ static bool first_load(const struct lidia_elf *e, uint64_t *va)
 /* The address of e's .text (even NOBITS, as in a debug file); false when it has none. */
 static bool text_address(const struct lidia_elf *e, uint64_t *va)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(e->elf, &shstrndx))
+	if (!elf_section_named(e, ".text", &sh))
 		return false;
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(e->elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".text")) {
-			*va = sh.sh_addr;
-			return true;
-		}
-	}
-	return false;
+	*va = sh.sh_addr;
+	return true;
 }
 
 bool elf_pair_same_addresses(const struct lidia_elf *a, const struct lidia_elf *b)
