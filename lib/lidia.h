@@ -86,7 +86,7 @@ LIDIA_API const char *lidia_version(void);
 	  "changed while being read (rewritten or truncated by another process?)")                 \
 	X(LIDIA_E_ELF_MACHINE, "an architecture lidiagen does not read (doc/architectures.md)")    \
 	X(LIDIA_E_ELF_ADDRESSES,                                                                   \
-	  "a binary and its debug file at different load addresses (prelinked?)")
+	  "a binary and its debug file laid out apart (not one moved whole, as by prelink)")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,

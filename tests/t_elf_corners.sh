@@ -19,8 +19,11 @@
 #     clang --target and ld.lld (s390x: s390x-linux-gnu-ld), and one it does
 #     not (hexagon): refused with one warning, nothing written.
 #  3. A library and its debug file that prelink would leave: linked twice with
-#     one build ID at two load addresses: one warning naming both, nothing
-#     written; the pair at one address still converts right.
+#     one build ID at two load addresses: read at the library's addresses
+#     (eu-addr2line finding the debug file by build ID; llvm-symbolizer on
+#     the moved link unstripped); a debug file of another layout (segments
+#     that no one difference makes the library's): one warning naming both,
+#     nothing written.
 #  4. A shared object without section headers (llvm-objcopy
 #     --strip-sections), GNU and SysV hash: its dynamic symbols, found through
 #     PT_DYNAMIC, with --allow-dynsym-only (the oracles: eu-addr2line on it,
@@ -185,19 +188,30 @@ unsupported() {
 
 # ---- 3. A prelinked pair: one build ID at two load addresses --------------
 prelinked() {
-	local d=$work/moved id=0123456789abcdef0123456789abcdef01234567 o=$work/moved-pair.out
+	local d=$work/moved id=0123456789abcdef0123456789abcdef01234567 o=$work/moved-apart.out
 	build moved gcc -O2 -g -shared -fPIC -Wl,--build-id=0x$id "$SRC/moved.c" -o "$d.so" &&
 		build moved-high gcc -O2 -g -shared -fPIC -Wl,--build-id=0x$id \
 			-Wl,-Ttext-segment=0x40000000 "$SRC/moved.c" -o "$d-high.so" &&
+		build moved-2seg gcc -O2 -g -shared -fPIC -Wl,--build-id=0x$id -Wl,-z,noseparate-code \
+			"$SRC/moved.c" -o "$d-2seg.so" &&
 		build moved-debug objcopy --only-keep-debug "$d.so" "$d.debug" &&
-		build moved-strip strip -s "$d.so" -o "$d-stripped.so" &&
+		build moved-2seg-debug objcopy --only-keep-debug "$d-2seg.so" "$d-2seg.debug" &&
 		build moved-high-strip strip -s "$d-high.so" -o "$d-high-stripped.so" || return
-	quiet_run moved-pair "$o" "$d-high-stripped.so" "$d.debug"
-	skipped "prelinked pair: one warning naming both files, nothing written, exit 0" "$o" \
-		"moved-high-stripped.so and .*moved.debug: a binary and its debug file at different load" \
-		'1 skipped (1 debug file at other addresses)'
-	# The same pair unmoved: one file, as the oracles read the library.
-	convert moved-unmoved "$d-stripped.so" "$d.debug" && against moved-unmoved "$d.so" "$d.so" "$d.so"
+	mkdir -p "$work/debugroot/.build-id/${id:0:2}" &&
+		cp "$d.debug" "$work/debugroot/.build-id/${id:0:2}/${id:2}.debug"
+	# The debug file of the link at the default address, with the library
+	# moved to 0x40000000 (prelink's doing): read at the library's
+	# addresses, as libdwfl reads it (eu-addr2line finding the debug file by
+	# build ID), and as llvm-symbolizer reads the moved link unstripped.
+	convert moved "$d-high-stripped.so" "$d.debug" &&
+		against moved "$d-high.so" "$d-high.so" "$d-high-stripped.so" \
+			--eu-debuginfo-path "$work/debugroot"
+	# A debug file of another layout (2 PT_LOAD segments, not 4): no bias
+	# makes it the library's.
+	quiet_run moved-apart "$o" "$d.so" "$d-2seg.debug"
+	skipped "a debug file laid out apart from its binary: one warning naming both, nothing written" \
+		"$o" "moved.so and .*moved-2seg.debug: a binary and its debug file laid out apart" \
+		'1 skipped (1 debug file laid out apart)'
 }
 
 # ---- 4. No section headers ------------------------------------------------

@@ -66,6 +66,7 @@ struct table_src {
 	const struct elf_dynsym *dyn; /* else this table */
 	size_t n;		      /* entries */
 	enum sym_table table;
+	uint64_t bias; /* added to every value: a prelinked binary's debug file (elf_pair.h) */
 };
 
 static bool table_sym(const struct table_src *t, size_t i, GElf_Sym *s)
@@ -103,6 +104,7 @@ static int collect_table(struct sym_vec *out, const struct table_src *t, const s
 {
 	const struct lidia_elf *e = t->e;
 	const char *file = NULL;
+	uint64_t sec_end;
 
 	for (size_t i = 1; i < t->n; i++) { /* entry 0 is the null symbol */
 		GElf_Sym s;
@@ -141,10 +143,11 @@ static int collect_table(struct sym_vec *out, const struct table_src *t, const s
 
 		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 			return err;
+		sec_end = sym_section_end(t, &s);
 		out->v[out->n++] = (struct sym){
-			.addr = s.st_value,
+			.addr = s.st_value + t->bias,
 			.size = s.st_size,
-			.sec_end = sym_section_end(t, &s),
+			.sec_end = sec_end ? sec_end + t->bias : 0,
 			.name = name,
 			.file = GELF_ST_BIND(s.st_info) == STB_LOCAL ? file : NULL,
 			.index = (uint32_t)i,
@@ -156,12 +159,15 @@ static int collect_table(struct sym_vec *out, const struct table_src *t, const s
 }
 
 /* A section's table: libelf's entries, named in its linked section. */
-static int collect_section(struct sym_vec *out, const struct lidia_elf *e, const struct opd *opd,
-			   Elf_Scn *scn, const GElf_Shdr *sh, enum sym_table table)
+static int collect_section(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
+			   const struct opd *opd, Elf_Scn *scn, const GElf_Shdr *sh,
+			   enum sym_table table)
 {
-	struct table_src t = {
-		.e = e, .data = elf_getdata(scn, NULL), .strndx = sh->sh_link, .table = table
-	};
+	struct table_src t = { .e = e,
+			       .data = elf_getdata(scn, NULL),
+			       .strndx = sh->sh_link,
+			       .table = table,
+			       .bias = bias };
 
 	if (!t.data || sh->sh_entsize == 0)
 		return 0;
@@ -189,7 +195,7 @@ static int collect_dynamic(struct sym_vec *out, const struct lidia_elf *e, const
 	return collect_table(out, &t, opd);
 }
 
-int symbols_collect(struct sym_vec *out, const struct lidia_elf *e,
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
 		    const struct lidia_elf *const *pair, size_t npair, bool symtab, bool dynsym)
 {
 	Elf_Scn *scn = NULL;
@@ -223,9 +229,9 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e,
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB && symtab)
-			err = collect_section(out, e, &opd, scn, &sh, SYM_SYMTAB);
+			err = collect_section(out, e, bias, &opd, scn, &sh, SYM_SYMTAB);
 		else if (sh.sh_type == SHT_DYNSYM && dynsym)
-			err = collect_section(out, e, &opd, scn, &sh, SYM_DYNSYM);
+			err = collect_section(out, e, bias, &opd, scn, &sh, SYM_DYNSYM);
 	}
 	if (!err && dynsym)
 		err = collect_dynamic(out, e, &opd);

@@ -34,8 +34,9 @@ struct sym_vec {
  * ppc64 ELFv1, symbols of function descriptors are moved to the code they
  * point to, read in the .opd of e or of the first of pair[npair] (the images
  * of one build) that has its bytes; those that cannot be read are left out.
+ * bias is added to every address (a prelinked binary's debug file: elf_pair.h).
  */
-int symbols_collect(struct sym_vec *out, const struct lidia_elf *e,
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
 		    const struct lidia_elf *const *pair, size_t npair, bool symtab, bool dynsym);
 
 /*

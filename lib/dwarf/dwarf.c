@@ -216,6 +216,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		return 0; /* no DWARF here */
 	w.dw = dw;
 	frames_init(&w.fr, x->b, x->lines, x->files);
+	w.fr.bias = x->bias;
 	/* The .dwo files an input names are opened only when searching, and only if regular. */
 	find_split =
 		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);

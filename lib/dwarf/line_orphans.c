@@ -73,7 +73,7 @@ static int keep_sequences(struct extract_ctx *x, const struct line_table *lt)
 		if (r[i].file)
 			continue;
 		/* rows[first..i] is a sequence, ended by row i */
-		if (!meets(&x->covered, r[first].addr, r[i].addr)) {
+		if (!meets(&x->covered, r[first].addr + x->bias, r[i].addr + x->bias)) {
 			if ((err = LIDIA_GROW(out->v, out->n + (i + 1 - first), out->cap)))
 				return err;
 			for (size_t k = first; k <= i; k++) {
@@ -83,7 +83,8 @@ static int keep_sequences(struct extract_ctx *x, const struct line_table *lt)
 
 				if (r[k].file && !f)
 					return -ENOMEM;
-				out->v[out->n++] = (struct line_row){ r[k].addr, f, r[k].line };
+				out->v[out->n++] =
+					(struct line_row){ r[k].addr + x->bias, f, r[k].line };
 			}
 		}
 		first = i + 1;

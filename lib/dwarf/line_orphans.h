@@ -12,7 +12,7 @@
  * find_sections()) that no unit of dw names with DW_AT_stmt_list: a
  * hand-built object's, some GPU code's, an object whose .debug_info was
  * stripped. Their rows join x->orphans (for the symbols that name that code)
- * where no function already described (x->covered) is; address_size is the
+ * where no function already described (x->covered) is, moved by x->bias; address_size is the
  * image's. Unreadable programs are passed over. 0 or -ENOMEM.
  */
 int line_orphans_add(struct extract_ctx *x, Dwarf *dw, const struct dwarf_sections *s,

@@ -15,6 +15,8 @@ Used by tests/t_dwarf_oracle.sh; prints the lines tests/run.sh counts ("ok - ",
                              --oracle eu the second opinion
         --eu-obj ELF         eu-addr2line -a -i -f -C -e ELF: the oracle, or
                              with --oracle llvm the second opinion
+        --eu-debuginfo-path DIR  eu-addr2line --debuginfo-path=DIR (its debug file by
+                             build ID under DIR/.build-id)
         --consensus 1        with --oracle eu: count an address for a rate only
                              where llvm-symbolizer on --llvm-obj gives the same
                              names (file/lines) as eu-addr2line; the others are
@@ -111,11 +113,12 @@ def run_llvm(symbolizer, obj, addrs):
 LOC_RE = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
 
 
-def run_eu(obj, addrs):
+def run_eu(obj, addrs, debuginfo_path=None):
     """eu-addr2line -a -i -f -C: per address a "0x..." line, then pairs of
     "FUNCTION" (the first one "FUNCTION inlined at LOC in OUTER") and "FILE:LINE[:COL]"."""
     inp = "".join("0x%x\n" % a for a in addrs)
-    p = subprocess.run(["eu-addr2line", "-a", "-i", "-f", "-C", "-e", obj], input=inp,
+    dpath = ["--debuginfo-path=" + debuginfo_path] if debuginfo_path else []
+    p = subprocess.run(["eu-addr2line", "-a", "-i", "-f", "-C"] + dpath + ["-e", obj], input=inp,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0 and not p.stdout:
         raise RuntimeError("eu-addr2line -e %s: exit %d: %s" % (obj, p.returncode, p.stderr[:500]))
@@ -224,7 +227,7 @@ def cmd_compare(o):
         second = ("eu-addr2line", o["eu_obj"]) if o.get("eu_obj") else None
     else:
         oracle_name = "eu-addr2line"
-        oracle = run_eu(o["eu_obj"], addrs)
+        oracle = run_eu(o["eu_obj"], addrs, o.get("eu_debuginfo_path"))
         second = ("llvm-symbolizer", o["llvm_obj"]) if o.get("llvm_obj") else None
         if o.get("consensus"):
             consensus = run_llvm(o["llvm"], o["llvm_obj"], addrs)

@@ -24,7 +24,7 @@ static const struct {
 			    "an object holding as much was published meanwhile" },
 	[V_NOTHING] = { ST_NOTHING, "skipped", "skipped", "nothing to symbolize" },
 	[V_DYNSYM_ONLY] = { ST_DYNSYM_ONLY, "skipped", "skipped", "only .dynsym" },
-	[V_MIXED] = { ST_MIXED, "skipped", "skipped", "debug file at other addresses" },
+	[V_MIXED] = { ST_MIXED, "skipped", "skipped", "debug file laid out apart" },
 	[V_WOULD_WRITE] = { ST_PLANNED, "would-write", "would-upload", NULL },
 	[V_WOULD_REPLACE] = { ST_PLANNED, "would-replace", "would-replace", NULL },
 };

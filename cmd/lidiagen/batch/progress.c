@@ -363,7 +363,7 @@ void print_summary(struct batch *b)
 	reason(stderr, &first, b->skipped[SKIP_MACHINE], "architecture not read");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
 	reason(stderr, &first, b->dynsym_only, "only .dynsym");
-	reason(stderr, &first, b->mixed, "debug file at other addresses");
+	reason(stderr, &first, b->mixed, "debug file laid out apart");
 	reason(stderr, &first, b->skipped_shard, "other shards");
 	fprintf(stderr, "%s; %zu warning%s%s; %zu failed", first ? "" : ")", b->warnings,
 		b->warnings == 1 ? "" : "s",
