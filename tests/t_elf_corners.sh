@@ -14,7 +14,8 @@
 #     part, as old GCC wrote for C++ templates: their rows are merged row by
 #     row, none dropped whole.
 #  2. ppc64 ELFv1 (powerpc64-linux-gnu-gcc): function symbols are .opd
-#     descriptors, followed to their code (.init, .text, .fini sampled);
+#     descriptors, followed to their code (.init, .text, .fini sampled), also
+#     in a stripped program with its debug file (whose .opd has no bytes);
 #     then every architecture lidiagen claims (doc/architectures.md), with
 #     clang --target and ld.lld (s390x: s390x-linux-gnu-ld), and one it does
 #     not (hexagon): refused with one warning, nothing written.
@@ -152,6 +153,12 @@ ppc64_elfv1() {
 	fi
 	convert ppc64-elfv1 "$d" &&
 		against ppc64-elfv1 "$d" "$d" "$d" --objdump "$OBJDUMP16" --sections .init,.text,.fini
+	# Stripped, with its debug file: the debug file's .opd has no bytes
+	# (NOBITS), the stripped program's has them.
+	build ppc64-elfv1-debug powerpc64-linux-gnu-objcopy --only-keep-debug "$d" "$d.debug" &&
+		build ppc64-elfv1-strip powerpc64-linux-gnu-strip -s "$d" -o "$d-stripped" &&
+		convert ppc64-elfv1-pair "$d-stripped" "$d.debug" &&
+		against ppc64-elfv1-pair "$d" "$d" "$d" --objdump "$OBJDUMP16" --sections .init,.text,.fini
 }
 
 # arch TARGET: the freestanding program built for TARGET, compared.
