@@ -191,6 +191,12 @@ unsupported() {
 	quiet_run hexagon "$o" "$d"
 	skipped "hexagon (an architecture not claimed): one warning, nothing written, exit 0" "$o" \
 		"ELF machine 164 is not an architecture lidiagen reads" '1 skipped (1 architecture not read)'
+	# And through an index (which keeps the reason, not the machine).
+	run "$work/hexagon-index" "$LIDIAGEN" index "$d" -o "$work/hexagon.jsonl"
+	quiet_run hexagon-indexed "$o" --index "$work/hexagon.jsonl"
+	skipped "hexagon through lidiagen index and --index: one warning, nothing written, exit 0" \
+		"$o" "ELF machine is not an architecture lidiagen reads" \
+		'1 skipped (1 architecture not read)'
 }
 
 # ---- 3. A prelinked pair: one build ID at two load addresses --------------

@@ -76,12 +76,12 @@ static void say_skipped(struct batch *b, const struct state_skip *k)
 			      "build ID %.16s... is degenerate (all %s), skipped: " FIX_NO_KEY,
 			      k->key, k->key[0] == '0' ? "zeros" : "0xff");
 		break;
-	case SKIP_MACHINE:
+	case SKIP_MACHINE: /* the index keeps no machine number: then not said */
 		batch_warning(
 			b, k->path,
-			"ELF machine %s is not an architecture lidiagen reads right, skipped: "
+			"ELF machine%s%s is not an architecture lidiagen reads right, skipped: "
 			"doc/architectures.md lists those it reads",
-			k->key);
+			k->key[0] ? " " : "", k->key);
 		break;
 	case SKIP_SHORT_KEY:
 		batch_warning(b, k->path,
