@@ -83,7 +83,10 @@ LIDIA_API const char *lidia_version(void);
 	X(LIDIA_E_NOT_REGULAR, "not a regular file (a FIFO, device or socket), not opened")        \
 	X(LIDIA_E_SYMLINK, "a symbolic link inside the output tree, not followed")                 \
 	X(LIDIA_E_ELF_CHANGED,                                                                     \
-	  "changed while being read (rewritten or truncated by another process?)")
+	  "changed while being read (rewritten or truncated by another process?)")                 \
+	X(LIDIA_E_ELF_MACHINE, "an architecture lidiagen does not read (doc/architectures.md)")    \
+	X(LIDIA_E_ELF_ADDRESSES,                                                                   \
+	  "a binary and its debug file laid out apart (not one moved whole, as by prelink)")
 
 enum lidia_error {
 	LIDIA_E_BASE_ = -5000,

@@ -24,6 +24,11 @@ struct extract_ctx {
 	struct intervals covered;   /* what the sources before the current one described */
 	struct line_rows orphans;   /* DWARF's line rows of code no DWARF function describes */
 	struct sym_vec syms;	    /* resolved: depth-0 names, and the last source */
+	/*
+	 * Added to the DWARF image's addresses: those of a debug file split off
+	 * before its binary was prelinked are not the binary's (elf_pair.h).
+	 */
+	uint64_t bias;
 	struct demangler dm;
 	struct lidia_extract_stats st;
 	bool no_debug_search; /* no file an input names is opened: no debug link, dwz, .dwo */

@@ -63,7 +63,7 @@ static int close_level(struct frames *fr, size_t d, uint64_t end)
 {
 	struct frame_level *l = &fr->levels[d];
 	struct lidia_range_desc r = {
-		.va = l->va,
+		.va = l->va + fr->bias,
 		.length = end - l->va,
 		.depth = (uint32_t)d,
 		.func = d ? fr->nodes[l->node].name : fr->func,

@@ -39,6 +39,7 @@ struct frames {
 	int32_t *chain;
 	size_t cap_chain;
 	size_t inline_ranges, line_rows;
+	uint64_t bias; /* added to every range's address (extract_ctx's) */
 };
 
 void frames_init(struct frames *fr, struct lidia_builder *b, bool lines, bool files);

@@ -3,7 +3,9 @@
  * Extract: function symbols from an ELF image's .symtab and .dynsym (libelf),
  * and one symbol per address, as llvm-symbolizer resolves aliases.
  */
+#include "elf_dynsym.h"
 #include "internal.h"
+#include "opd.h"
 #include "symbols.h"
 
 /* True when section shndx holds code. */
@@ -27,6 +29,72 @@ static uint64_t section_end(const struct lidia_elf *e, unsigned shndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
+/* The code section that holds addr (0: none). */
+static unsigned code_section_at(const struct lidia_elf *e, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    addr - sh.sh_addr < sh.sh_size)
+			return (unsigned)elf_ndxscn(scn);
+	return 0;
+}
+
+/*
+ * A ppc64 ELFv1 symbol of a function descriptor, moved to its entry point
+ * and that code's section; false when the descriptor cannot be read.
+ */
+static bool follow_descriptor(const struct lidia_elf *e, const struct opd *opd, GElf_Sym *s)
+{
+	uint64_t entry;
+	unsigned shndx;
+
+	if (!opd_entry(opd, s->st_value, &entry) || !(shndx = code_section_at(e, entry)))
+		return false;
+	s->st_value = entry;
+	s->st_shndx = (uint16_t)shndx;
+	return true;
+}
+
+/* One symbol table: a section's (libelf's), or the dynamic one of an image without sections. */
+struct table_src {
+	const struct lidia_elf *e;
+	Elf_Data *data;		      /* a section's symbols, or NULL */
+	size_t strndx;		      /* the section of its names */
+	const struct elf_dynsym *dyn; /* else this table */
+	size_t n;		      /* entries */
+	enum sym_table table;
+	uint64_t bias; /* added to every value: a prelinked binary's debug file (elf_pair.h) */
+};
+
+static bool table_sym(const struct table_src *t, size_t i, GElf_Sym *s)
+{
+	const char *name;
+
+	return t->dyn ? elf_dynsym_get(t->dyn, t->e, i, s, &name)
+		      : !!gelf_getsym(t->data, (int)i, s);
+}
+
+static const char *table_name(const struct table_src *t, size_t i, const GElf_Sym *s)
+{
+	GElf_Sym again;
+	const char *name = NULL;
+
+	if (!s->st_name)
+		return NULL;
+	if (t->dyn)
+		return elf_dynsym_get(t->dyn, t->e, i, &again, &name) ? name : NULL;
+	return elf_strptr(t->e->elf, t->strndx, s->st_name);
+}
+
+/* Whether s is in code, and where its section (its segment, without sections) ends. */
+static bool sym_in_code(const struct table_src *t, const GElf_Sym *s)
+{
+	return t->dyn ? elf_code_segment_end(t->e, s->st_value) != 0 : in_code(t->e, s->st_shndx);
+}
+
 /* The end of the section of the last symbol asked about: symbols come section by section. */
 struct last_section {
 	unsigned shndx;
@@ -34,43 +102,43 @@ struct last_section {
 	bool known;
 };
 
-static uint64_t cached_section_end(const struct lidia_elf *e, unsigned shndx,
-				   struct last_section *last)
+static uint64_t sym_section_end(const struct table_src *t, const GElf_Sym *s,
+				struct last_section *last)
 {
-	if (!last->known || last->shndx != shndx)
-		*last = (struct last_section){ shndx, section_end(e, shndx), true };
-	return last->end;
+	if (!t->dyn) {
+		if (!last->known || last->shndx != s->st_shndx)
+			*last = (struct last_section){ s->st_shndx, section_end(t->e, s->st_shndx),
+						       true };
+		return last->end;
+	}
+	return elf_code_segment_end(t->e, s->st_value);
 }
 
-static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn *scn,
-			 const GElf_Shdr *sh, enum sym_table table)
+static int collect_table(struct sym_vec *out, const struct table_src *t, const struct opd *opd)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	const struct lidia_elf *e = t->e;
 	struct last_section last = { 0 };
 	const char *file = NULL;
-	size_t n;
+	uint64_t sec_end;
 
-	if (!data || sh->sh_entsize == 0)
-		return 0;
-	n = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
-	for (size_t i = 1; i < n; i++) { /* entry 0 is the null symbol */
+	for (size_t i = 1; i < t->n; i++) { /* entry 0 is the null symbol */
 		GElf_Sym s;
 		const char *name;
 		int type;
 		int err;
 
-		if (!gelf_getsym(data, (int)i, &s))
+		if (!table_sym(t, i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
 		if (type == STT_FILE) {
 			/* Local symbols after an STT_FILE come from that file (ELF gABI). */
-			file = s.st_name ? elf_strptr(e->elf, sh->sh_link, s.st_name) : NULL;
+			file = table_name(t, i, &s);
 			continue;
 		}
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
 		    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || s.st_name == 0)
 			continue;
-		name = elf_strptr(e->elf, sh->sh_link, s.st_name);
+		name = table_name(t, i, &s);
 		if (!name || !*name)
 			continue;
 		/*
@@ -79,7 +147,9 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 		 * mapping symbols ($a, $t, $x, $d).
 		 */
 		if (type == STT_NOTYPE &&
-		    (name[0] == '$' || !strncmp(name, ".L", 2) || !in_code(e, s.st_shndx)))
+		    (name[0] == '$' || !strncmp(name, ".L", 2) || !sym_in_code(t, &s)))
+			continue;
+		if (opd->shndx && s.st_shndx == opd->shndx && !follow_descriptor(e, opd, &s))
 			continue;
 		if (e->ehdr.e_machine == EM_ARM)
 			s.st_value &= ~(GElf_Addr)1; /* the Thumb bit is not part of the address */
@@ -88,23 +158,63 @@ static int collect_table(struct sym_vec *out, const struct lidia_elf *e, Elf_Scn
 
 		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 			return err;
+		sec_end = sym_section_end(t, &s, &last);
 		out->v[out->n++] = (struct sym){
-			.addr = s.st_value,
+			.addr = s.st_value + t->bias,
 			.size = s.st_size,
-			.sec_end = cached_section_end(e, s.st_shndx, &last),
+			.sec_end = sec_end ? sec_end + t->bias : 0,
 			.name = name,
 			.file = GELF_ST_BIND(s.st_info) == STB_LOCAL ? file : NULL,
 			.index = (uint32_t)i,
-			.table = (uint8_t)table,
+			.table = (uint8_t)t->table,
 			.bind = (uint8_t)GELF_ST_BIND(s.st_info),
 		};
 	}
 	return 0;
 }
 
-int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym)
+/* A section's table: libelf's entries, named in its linked section. */
+static int collect_section(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
+			   const struct opd *opd, Elf_Scn *scn, const GElf_Shdr *sh,
+			   enum sym_table table)
+{
+	struct table_src t = { .e = e,
+			       .data = elf_getdata(scn, NULL),
+			       .strndx = sh->sh_link,
+			       .table = table,
+			       .bias = bias };
+
+	if (!t.data || sh->sh_entsize == 0)
+		return 0;
+	t.n = t.data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+	return collect_table(out, &t, opd);
+}
+
+/*
+ * An image without section headers: its dynamic symbols, where the dynamic
+ * loader finds them (eu-addr2line reads them so too). ppc64 ELFv1 ones are
+ * descriptors that cannot be told from data without .opd: left out.
+ */
+static int collect_dynamic(struct sym_vec *out, const struct lidia_elf *e, const struct opd *opd)
+{
+	struct elf_dynsym dyn;
+	struct table_src t = { .e = e, .dyn = &dyn, .table = SYM_DYNSYM };
+	int err;
+
+	if (!elf_dynsym_find(&dyn, e) ||
+	    (e->ehdr.e_machine == EM_PPC64 && (e->ehdr.e_flags & EF_PPC64_ABI) != 2))
+		return 0;
+	t.n = (size_t)dyn.count;
+	if ((err = LIDIA_GROW(out->v, out->n + t.n, out->cap)))
+		return err;
+	return collect_table(out, &t, opd);
+}
+
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
+		    const struct lidia_elf *const *pair, size_t npair, bool symtab, bool dynsym)
 {
 	Elf_Scn *scn = NULL;
+	struct opd opd;
 	size_t total = out->n;
 	void *p = out->v;
 	int err = 0;
@@ -125,6 +235,8 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab,
 		out->cap = total;
 	}
 	scn = NULL;
+	if (opd_find(&opd, e))
+		opd_data(&opd, pair, npair);
 
 	while (!err && (scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
@@ -132,10 +244,12 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab,
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB && symtab)
-			err = collect_table(out, e, scn, &sh, SYM_SYMTAB);
+			err = collect_section(out, e, bias, &opd, scn, &sh, SYM_SYMTAB);
 		else if (sh.sh_type == SHT_DYNSYM && dynsym)
-			err = collect_table(out, e, scn, &sh, SYM_DYNSYM);
+			err = collect_section(out, e, bias, &opd, scn, &sh, SYM_DYNSYM);
 	}
+	if (!err && dynsym)
+		err = collect_dynamic(out, e, &opd);
 	return err;
 }
 

@@ -30,9 +30,14 @@ struct sym_vec {
 /*
  * Append every defined, named STT_FUNC and STT_GNU_IFUNC symbol of e's
  * .symtab and/or .dynsym to out, and STT_NOTYPE ones in code sections
- * (assembly without .type) but for local labels and mapping symbols.
+ * (assembly without .type) but for local labels and mapping symbols. On
+ * ppc64 ELFv1, symbols of function descriptors are moved to the code they
+ * point to, read in the .opd of e or of the first of pair[npair] (the images
+ * of one build) that has its bytes; those that cannot be read are left out.
+ * bias is added to every address (a prelinked binary's debug file: elf_pair.h).
  */
-int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, bool symtab, bool dynsym);
+int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, uint64_t bias,
+		    const struct lidia_elf *const *pair, size_t npair, bool symtab, bool dynsym);
 
 /*
  * Sort syms and keep one symbol per start address: the aliases' winner

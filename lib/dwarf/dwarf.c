@@ -28,6 +28,7 @@
 #include "frames.h"
 #include "internal.h"
 #include "line_groups.h"
+#include "line_orphans.h"
 #include "line_table.h"
 #include "name_blocks.h"
 #include "scan_chunks.h"
@@ -215,6 +216,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		return 0; /* no DWARF here */
 	w.dw = dw;
 	frames_init(&w.fr, x->b, x->lines, x->files);
+	w.fr.bias = x->bias;
 	/* The .dwo files an input names are opened only when searching, and only if regular. */
 	find_split =
 		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
@@ -225,6 +227,9 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 			err = walk_all_units(&w, &crew);
 		crew_close(&crew);
 	}
+	if (!err)
+		err = line_orphans_add(x, dw, &w.secs,
+				       e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
 	if (!err) {
 		sort_rows(orphans, x->threads);
 		x->st.inline_ranges += w.fr.inline_ranges;

@@ -178,7 +178,7 @@ int keep_orphans(struct dw *w, const struct line_group *g)
 			/* A row left out ends the one kept before it: a row with no file. */
 			if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 				break;
-			out->v[out->n++] = (struct line_row){ r->addr, NULL, 0 };
+			out->v[out->n++] = (struct line_row){ r->addr + w->x->bias, NULL, 0 };
 			open = false;
 		}
 		if (inside)
@@ -194,7 +194,8 @@ int keep_orphans(struct dw *w, const struct line_group *g)
 		}
 		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
 			break;
-		out->v[out->n++] = (struct line_row){ r->addr, r->file ? last_out : NULL, r->line };
+		out->v[out->n++] = (struct line_row){ r->addr + w->x->bias,
+						      r->file ? last_out : NULL, r->line };
 	}
 	free(iv);
 	return err;

@@ -15,6 +15,7 @@
 #include <dwarf.h>
 
 #include "dwarf_cursor.h"
+#include "line_overlap.h"
 #include "line_table.h"
 #include "internal.h"
 
@@ -154,14 +155,9 @@ static int add_row(struct line_table *lt, uint64_t addr, const char *file, int32
 	return 0;
 }
 
-/* Sequences sorted by their first address (they do not overlap). */
-struct seq {
-	size_t first, n;
-};
-
 static int cmp_seq_addr(const void *pa, const void *pb, void *ctx)
 {
-	const struct seq *a = pa, *b = pb;
+	const struct line_seq *a = pa, *b = pb;
 	const struct line_row *rows = ctx;
 	uint64_t x = rows[a->first].addr, y = rows[b->first].addr;
 
@@ -170,43 +166,81 @@ static int cmp_seq_addr(const void *pa, const void *pb, void *ctx)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
-static int order_sequences(struct line_table *lt, struct seq *seqs, size_t nseqs)
+/*
+ * Code the linker discarded (COMDAT copies, --gc-sections) keeps its
+ * sequence at address 0 or a tombstone: left out, as an empty one.
+ */
+static size_t live_sequences(const struct line_row *rows, struct line_seq *seqs, size_t nseqs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nseqs; i++) {
+		uint64_t start = seqs[i].n ? rows[seqs[i].first].addr : 0;
+
+		if (start != 0 && start < (uint64_t)-2)
+			seqs[k++] = seqs[i];
+	}
+	return k;
+}
+
+/*
+ * seqs[i] and those after it that start before the end of one before them:
+ * how many (line_overlap.c merges them row by row).
+ */
+static size_t overlapping(const struct line_row *rows, const struct line_seq *seqs, size_t i,
+			  size_t nseqs)
+{
+	uint64_t end = rows[seqs[i].first + seqs[i].n - 1].addr;
+	size_t j = i + 1;
+
+	for (; j < nseqs && rows[seqs[j].first].addr < end; j++)
+		if (rows[seqs[j].first + seqs[j].n - 1].addr > end)
+			end = rows[seqs[j].first + seqs[j].n - 1].addr;
+	return j - i;
+}
+
+/* The sequences at i..i+k, one or more that overlap, appended to out at *n. */
+static int append_sequences(struct line_row *out, size_t *n, const struct line_row *rows,
+			    const struct line_seq *seqs, size_t k)
+{
+	int err = k > 1 ? line_overlap_merge(out, n, rows, seqs, k) : 1;
+
+	if (err == 1) { /* one, or addresses going back: the first is kept */
+		memcpy(out + *n, rows + seqs[0].first, seqs[0].n * sizeof(*out));
+		*n += seqs[0].n;
+		err = 0;
+	}
+	return err;
+}
+
+static int order_sequences(struct line_table *lt, struct line_seq *seqs, size_t nseqs)
 {
 	struct line_row *out;
 	size_t n = 0;
+	int err = 0;
 
+	nseqs = live_sequences(lt->rows, seqs, nseqs);
 	if (nseqs > 1)
 		qsort_r(seqs, nseqs, sizeof(*seqs), cmp_seq_addr, lt->rows);
 	out = malloc((lt->nrows + 1) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; i < nseqs; i++) {
-		const struct line_row *first = lt->rows + seqs[i].first;
-		uint64_t start = first->addr;
-
-		/*
-		 * Code the linker discarded (COMDAT copies, --gc-sections) keeps its
-		 * sequence at address 0 or a tombstone; and where two sequences
-		 * overlap, the first one is kept.
-		 */
-		if (!seqs[i].n || start == 0 || start >= (uint64_t)-2 ||
-		    (n && start < out[n - 1].addr))
-			continue;
-		memcpy(out + n, first, seqs[i].n * sizeof(*out));
-		n += seqs[i].n;
+	for (size_t i = 0, k; i < nseqs && !err; i += k) {
+		k = overlapping(lt->rows, seqs, i, nseqs);
+		err = append_sequences(out, &n, lt->rows, seqs + i, k);
 	}
 	free(lt->rows);
 	lt->rows = out;
 	lt->nrows = n;
 	lt->cap_rows = lt->nrows + 1;
 	/*
-	 * Addresses going back within a sequence, or sequences that overlap:
-	 * not a line program lookups can use as is (libdw sorts such ones).
+	 * Addresses going back within a sequence: not a line program lookups
+	 * can use as is (libdw sorts such ones).
 	 */
-	for (size_t i = 1; i < n; i++)
+	for (size_t i = 1; i < n && !err; i++)
 		if (out[i].addr < out[i - 1].addr)
 			return LIDIA_E_DWARF_LINES;
-	return 0;
+	return err;
 }
 
 /* One unit's decoding: the header's fields the program needs, and what it makes. */
@@ -219,7 +253,7 @@ struct decoder {
 	int line_base, line_range;
 	const unsigned char *std_lengths, *program;
 	struct dir_vec dirs;
-	struct seq *seqs;
+	struct line_seq *seqs;
 	size_t nseqs, cap_seqs, seq_first;
 };
 
@@ -453,7 +487,7 @@ static bool run_program(struct decoder *d)
 			if (LIDIA_GROW(d->seqs, d->nseqs + 1, d->cap_seqs))
 				return false;
 			d->seqs[d->nseqs++] =
-				(struct seq){ d->seq_first, lt->nrows - d->seq_first };
+				(struct line_seq){ d->seq_first, lt->nrows - d->seq_first };
 			d->seq_first = lt->nrows;
 			r = REGS_INIT;
 		}

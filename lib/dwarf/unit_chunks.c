@@ -146,6 +146,7 @@ static int walk_chunk(struct worker *wk, struct chunk *c)
 		.lines = x->lines,
 		.files = x->files,
 		.syms = x->syms, /* read only */
+		.bias = x->bias,
 		.dm = { .enabled = x->dm.enabled },
 	};
 	if ((err = lidia_builder_new(&c->out.b)))
@@ -270,6 +271,7 @@ static void worker_init(struct worker *wk, struct run *r, Dwarf *dw)
 	memset(walker_fields(&wk->w), 0, walker_fields_size);
 	wk->w.own_dw = dw;
 	frames_init(&wk->w.fr, NULL, x->lines, x->files);
+	wk->w.fr.bias = x->bias;
 	wk->run = r;
 	wk->current = NOT_WALKING;
 }

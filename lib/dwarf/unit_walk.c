@@ -426,7 +426,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 		if (!s->kept)
 			continue;
 		/* As llvm-symbolizer: the outermost frame takes the symbol table's name. */
-		sym = symbols_find(&x->syms, s->lo);
+		sym = symbols_find(&x->syms, s->lo + x->bias);
 		if (sym)
 			name = demangle(&x->dm, sym->name);
 		if (!name)
@@ -437,7 +437,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 		x->st.functions++;
 		x->st.dwarf_functions++;
 		if (!err)
-			err = intervals_add(&x->covered, s->lo, s->hi);
+			err = intervals_add(&x->covered, s->lo + x->bias, s->hi + x->bias);
 	}
 	return err;
 }

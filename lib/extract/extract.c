@@ -11,6 +11,7 @@
 #include "dwp_unpack.h"
 #include "elf_load.h"
 #include "elf_mem.h"
+#include "elf_pair.h"
 #include "functions.h"
 #include "go_extract.h"
 #include "internal.h"
@@ -84,13 +85,27 @@ static const struct lidia_elf *dwarf_image(const struct lidia_elf *const *elfs, 
 }
 
 /*
+ * With no .debug_info anywhere, an image with a .debug_line (hand-built,
+ * or stripped of its units): its line programs are read for its symbols.
+ */
+static const struct lidia_elf *line_image(const struct lidia_elf *const *elfs, size_t n)
+{
+	uint64_t size;
+
+	for (size_t i = 0; i < n; i++)
+		if (elf_section_size(elfs[i], ".debug_line", &size) && size)
+			return elfs[i];
+	return NULL;
+}
+
+/*
  * The DWARF of the image that has the most, with its dwz file. libdw reads
  * copies of what it would inflate: the images are the caller's.
  */
-static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n,
-			     const struct lidia_extract_opts *opts)
+static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *const *elfs,
+			     const uint64_t *bias, size_t n, const struct lidia_extract_opts *opts)
 {
-	const struct lidia_elf *e = dwarf_image(elfs, n);
+	const struct lidia_elf *e = dwarf_image(elfs, n) ?: line_image(elfs, n);
 	struct lidia_elf *inflated = NULL, *alt = NULL, *alt_inflated = NULL;
 	unsigned threads = OPTS_GET(opts, threads, 0);
 	int (*guard)(void (*)(void *), void *) = OPTS_GET(opts, thread_guard, NULL);
@@ -102,6 +117,9 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 
 	if (!e)
 		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (elfs[i] == e)
+			x->bias = bias[i];
 	/* Broken compressed DWARF costs the DWARF, not the file: symbols still name it all. */
 	if ((err = debug_sections_inflate(e, true, threads, guard, &inflated))) {
 		lidia_log(LIDIA_LOG_WARN,
@@ -168,11 +186,36 @@ static void find_images(const struct lidia_elf *const *elfs, size_t n,
 }
 
 /*
+ * What to add to each image's addresses, in bias[]: a debug file split off
+ * before its binary was prelinked is at the addresses of the link, and read
+ * as it is with the binary it would make a mix of two address spaces. The
+ * binary is the first image that is no debug file; without one, every
+ * image's bias is 0.
+ */
+static int image_biases(const struct lidia_elf *const *all, size_t n, uint64_t *bias)
+{
+	const struct lidia_elf *bin = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !bin; i++) {
+		struct lidia_elf_info info;
+
+		lidia_elf_info(all[i], &info);
+		if (!info.debug_file)
+			bin = all[i];
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		if (bin && all[i] != bin)
+			err = elf_pair_bias(bin, all[i], &bias[i]);
+	return err;
+}
+
+/*
  * The function symbols of all the images, resolved; MiniDebugInfo's when
  * none has a .symtab (its image kept in opened[]).
  */
 static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const *elfs, size_t n,
-			   const struct lidia_elf *const *all, size_t nall,
+			   const struct lidia_elf *const *all, const uint64_t *bias, size_t nall,
 			   const struct lidia_extract_opts *opts, struct lidia_elf **opened,
 			   size_t *nopened)
 {
@@ -182,7 +225,7 @@ static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const 
 	int err = 0;
 
 	for (size_t i = 0; i < nall && !err; i++)
-		err = symbols_collect(&x->syms, all[i], symtab, dynsym);
+		err = symbols_collect(&x->syms, all[i], bias[i], all, nall, symtab, dynsym);
 	if (err || !symtab)
 		return err;
 	for (size_t i = 0; i < nall; i++) {
@@ -198,7 +241,7 @@ static int collect_symbols(struct extract_ctx *x, const struct lidia_elf *const 
 			continue;
 		opened[(*nopened)++] = mini;
 		x->st.used_minidebuginfo = true;
-		return symbols_collect(&x->syms, mini, true, false);
+		return symbols_collect(&x->syms, mini, 0, all, nall, true, false);
 	}
 	return 0;
 }
@@ -253,6 +296,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		.no_debug_search = OPTS_GET(opts, no_debug_search, false),
 	};
 	const struct lidia_elf **all = NULL;
+	uint64_t *bias = NULL;
 	struct lidia_elf *opened[2];
 	size_t nall = 0, nopened = 0;
 	int err = 0;
@@ -267,12 +311,15 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		goto out;
 	builder_use_threads(b, x.threads);
 	all = calloc(n + 1, sizeof(*all));
-	if (!all) {
+	bias = calloc(n + 1, sizeof(*bias));
+	if (!all || !bias) {
 		err = -ENOMEM;
 		goto out;
 	}
 	find_images(elfs, n, opts, all, &nall, opened, &nopened, &x.st);
-	if ((err = collect_symbols(&x, elfs, n, all, nall, opts, opened, &nopened)))
+	if ((err = image_biases(all, nall, bias)))
+		goto out;
+	if ((err = collect_symbols(&x, elfs, n, all, bias, nall, opts, opened, &nopened)))
 		goto out;
 	x.st.symbols_read = x.syms.n;
 	symbols_resolve(&x.syms);
@@ -280,7 +327,8 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 	if (!OPTS_GET(opts, no_go, false) && (err = extract_go(&x, elfs, n)))
 		goto out;
 	intervals_normalize(&x.covered);
-	if (!OPTS_GET(opts, no_dwarf, false) && (err = extract_debuginfo(&x, all, nall, opts)))
+	if (!OPTS_GET(opts, no_dwarf, false) &&
+	    (err = extract_debuginfo(&x, all, bias, nall, opts)))
 		goto out;
 	intervals_normalize(&x.covered);
 	err = functions_add_symbols(&x);
@@ -288,6 +336,7 @@ out:
 	for (size_t i = 0; i < nopened; i++)
 		lidia_elf_close(opened[i]);
 	free(all);
+	free(bias);
 	if (stats)
 		*stats = x.st;
 	extract_ctx_release(&x);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elf_image.h"
+#include "elf_machine.h"
 #include "internal.h"
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -64,6 +65,8 @@ int elf_image_check(struct lidia_elf *e, bool any_type)
 		return LIDIA_E_ELF;
 	if (!any_type && e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN)
 		return LIDIA_E_ELF_TYPE;
+	if (!any_type && !elf_machine_supported(&e->ehdr))
+		return LIDIA_E_ELF_MACHINE;
 	return whole(e) ? 0 : LIDIA_E_ELF_TRUNCATED;
 }
 

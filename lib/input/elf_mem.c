@@ -26,7 +26,7 @@ const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t
 	return NULL;
 }
 
-static Elf_Scn *section_by_name(const struct lidia_elf *e, const char *name, GElf_Shdr *sh)
+Elf_Scn *elf_section_named(const struct lidia_elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -51,7 +51,7 @@ bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *add
 	const unsigned char *raw = (const unsigned char *)elf_rawfile(e->elf, NULL);
 	GElf_Shdr sh;
 
-	if (!raw || !section_by_name(e, name, &sh))
+	if (!raw || !elf_section_named(e, name, &sh))
 		return false;
 	if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > e->size ||
 	    sh.sh_size > e->size - sh.sh_offset)
@@ -66,7 +66,7 @@ bool elf_section_size(const struct lidia_elf *e, const char *name, uint64_t *siz
 {
 	GElf_Shdr sh;
 
-	if (!section_by_name(e, name, &sh) || sh.sh_type == SHT_NOBITS)
+	if (!elf_section_named(e, name, &sh) || sh.sh_type == SHT_NOBITS)
 		return false;
 	*size = sh.sh_size;
 	return true;

@@ -16,6 +16,9 @@
 /* Pointer to size bytes at va, or NULL when they are not all in the file. */
 const unsigned char *elf_va_ptr(const struct lidia_elf *e, uint64_t va, uint64_t size);
 
+/* The section named name, with its header in *sh; NULL when there is none. */
+Elf_Scn *elf_section_named(const struct lidia_elf *e, const char *name, GElf_Shdr *sh);
+
 /* The file data of the section named name, with its address; false if absent or NOBITS. */
 bool elf_section_data(const struct lidia_elf *e, const char *name, uint64_t *addr,
 		      const unsigned char **data, uint64_t *size);

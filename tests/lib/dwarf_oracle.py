@@ -15,6 +15,8 @@ Used by tests/t_dwarf_oracle.sh; prints the lines tests/run.sh counts ("ok - ",
                              --oracle eu the second opinion
         --eu-obj ELF         eu-addr2line -a -i -f -C -e ELF: the oracle, or
                              with --oracle llvm the second opinion
+        --eu-debuginfo-path DIR  eu-addr2line --debuginfo-path=DIR (its debug file by
+                             build ID under DIR/.build-id)
         --consensus 1        with --oracle eu: count an address for a rate only
                              where llvm-symbolizer on --llvm-obj gives the same
                              names (file/lines) as eu-addr2line; the others are
@@ -22,6 +24,8 @@ Used by tests/t_dwarf_oracle.sh; prints the lines tests/run.sh counts ("ok - ",
         --min-names PCT      name chains must agree on at least PCT% (99.5)
         --min-lines PCT      file and line of every frame: at least PCT% (99)
         --every N            sample every Nth instruction (1)
+        --objdump PROG       the objdump that reads --code (objdump; a cross one)
+        --sections A,B       the sections sampled (.text)
         --pyroscope PATH     also check the file with Pyroscope's reader
         --python PATH        the interpreter for --pyroscope (python3)
         --want-inlines 1     fail when the oracle shows no inline frame at all
@@ -33,6 +37,8 @@ Used by tests/t_dwarf_oracle.sh; prints the lines tests/run.sh counts ("ok - ",
                                            (none, zlib, zstd, zdebug)
     dwarf_oracle.py funcs ELF              "ADDR NAME" of each sized FUNC symbol
                                            of .symtab (else .dynsym) in .text
+    dwarf_oracle.py shift-seq IN OUT DELTA move the second line sequence that starts
+                                           where an earlier one does by DELTA bytes
 
 Addresses are the instruction starts of .text as `objdump -d` lists them, so
 the sample never comes from lidiagen. An address is ignored (and counted) when
@@ -65,9 +71,11 @@ def note(*lines):
 INSN_RE = re.compile(r"^\s*([0-9a-f]+):\s")
 
 
-def text_addresses(elf, every=1):
-    """Instruction starts in .text, from objdump -d (every Nth)."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".text", elf],
+def text_addresses(elf, every=1, objdump="objdump", sections=".text"):
+    """Instruction starts in .text (or the sections named, comma-separated), from objdump -d
+    (every Nth)."""
+    js = [a for sec in sections.split(",") for a in ("-j", sec)]
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn"] + js + [elf],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True,
                          universal_newlines=True).stdout
     addrs = []
@@ -105,11 +113,12 @@ def run_llvm(symbolizer, obj, addrs):
 LOC_RE = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
 
 
-def run_eu(obj, addrs):
+def run_eu(obj, addrs, debuginfo_path=None):
     """eu-addr2line -a -i -f -C: per address a "0x..." line, then pairs of
     "FUNCTION" (the first one "FUNCTION inlined at LOC in OUTER") and "FILE:LINE[:COL]"."""
     inp = "".join("0x%x\n" % a for a in addrs)
-    p = subprocess.run(["eu-addr2line", "-a", "-i", "-f", "-C", "-e", obj], input=inp,
+    dpath = ["--debuginfo-path=" + debuginfo_path] if debuginfo_path else []
+    p = subprocess.run(["eu-addr2line", "-a", "-i", "-f", "-C"] + dpath + ["-e", obj], input=inp,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode != 0 and not p.stdout:
         raise RuntimeError("eu-addr2line -e %s: exit %d: %s" % (obj, p.returncode, p.stderr[:500]))
@@ -206,7 +215,8 @@ def fmt_chain(chain, width=90):
 
 def cmd_compare(o):
     label = o["label"]
-    addrs = text_addresses(o["code"], int(o.get("every", 1)))
+    addrs = text_addresses(o["code"], int(o.get("every", 1)), o.get("objdump", "objdump"),
+                           o.get("sections", ".text"))
     if not addrs:
         tap(False, "%s: .text has instructions" % label, ["objdump -d -j .text %s" % o["code"]])
         return 1
@@ -217,7 +227,7 @@ def cmd_compare(o):
         second = ("eu-addr2line", o["eu_obj"]) if o.get("eu_obj") else None
     else:
         oracle_name = "eu-addr2line"
-        oracle = run_eu(o["eu_obj"], addrs)
+        oracle = run_eu(o["eu_obj"], addrs, o.get("eu_debuginfo_path"))
         second = ("llvm-symbolizer", o["llvm_obj"]) if o.get("llvm_obj") else None
         if o.get("consensus"):
             consensus = run_llvm(o["llvm"], o["llvm_obj"], addrs)
@@ -402,6 +412,30 @@ def cmd_chtype(path, name):
     return 0
 
 
+def cmd_shift_seq(src, dst, delta):
+    """Move the second line sequence of .debug_line that starts where an
+    earlier one does (identical code folded by the linker) by delta bytes:
+    the two then overlap in part, the shape of old GCC output for C++
+    templates. Sequences start with DW_LNE_set_address (00 09 02 ADDR64)."""
+    data = bytearray(open(src, "rb").read())
+    s = find_section(elf_sections(bytes(data)), ".debug_line")
+    if s is None:
+        raise SystemExit("%s: no .debug_line" % src)
+    seen, p, end = set(), s["offset"], s["offset"] + s["size"]
+    while True:
+        p = data.find(b"\x00\x09\x02", p, end)
+        if p < 0:
+            raise SystemExit("%s: no two sequences start at one address" % src)
+        addr, = struct.unpack_from("<Q", data, p + 3)
+        if addr and addr in seen:
+            struct.pack_into("<Q", data, p + 3, addr + int(delta, 0))
+            open(dst, "wb").write(bytes(data))
+            print("0x%x" % addr)
+            return 0
+        seen.add(addr)
+        p += 11
+
+
 def cmd_funcs(path):
     data = open(path, "rb").read()
     secs = elf_sections(data)
@@ -527,6 +561,8 @@ def main(argv):
         return 0
     if cmd == "chtype" and len(argv) == 3:
         return cmd_chtype(argv[1], argv[2])
+    if cmd == "shift-seq" and len(argv) == 4:
+        return cmd_shift_seq(*argv[1:])
     if cmd == "funcs" and len(argv) == 2:
         return cmd_funcs(argv[1])
     sys.stderr.write(__doc__)

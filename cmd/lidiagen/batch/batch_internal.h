@@ -64,6 +64,7 @@ enum status {
 	ST_OTHER_SHARD,
 	ST_NOTHING,
 	ST_DYNSYM_ONLY, /* only .dynsym to give: not written (--allow-dynsym-only writes it) */
+	ST_MIXED,	/* a binary and its debug file at different addresses: not written */
 	ST_PLANNED,	/* --dry-run: would be written (g->there_exists: over another) */
 };
 
@@ -84,6 +85,7 @@ enum verdict {
 	V_RACED_EQUAL,	 /* another run put one holding as much there meanwhile: kept */
 	V_NOTHING,	 /* no function in the inputs: nothing written */
 	V_DYNSYM_ONLY,	 /* only .dynsym's symbols: not written (--allow-dynsym-only) */
+	V_MIXED,	 /* the debug file's addresses are not the binary's: not written */
 	V_WOULD_WRITE,	 /* --dry-run: nothing there */
 	V_WOULD_REPLACE, /* --dry-run: over what is there */
 	V_COUNT
@@ -146,6 +148,7 @@ struct batch {
 	size_t skipped[SKIP_REASONS]; /* ELF images passed over, by reason */
 	size_t converted, replaced, kept, failed, nothing, skipped_shard, groups_done;
 	size_t dynsym_only;	      /* build IDs not written: only .dynsym to give */
+	size_t mixed;		      /* build IDs not written: binary and debug file apart */
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
 	bool debuginfod_down;	      /* a fetch failed for want of a server: none is asked again */
@@ -315,6 +318,12 @@ bool settles_unread(const struct batch *b, const struct group *g, const struct e
  * decides its warning.
  */
 bool settle_unread(struct batch *b, struct group *g, const struct existing *ex);
+
+/*
+ * Settle a group whose binary and debug file are at different addresses
+ * (LIDIA_E_ELF_ADDRESSES): nothing written, a warning naming both.
+ */
+void settle_mixed(struct batch *b, struct group *g);
 
 /* Settle a group its inputs give no function for: nothing written, a warning. */
 void settle_nothing(struct batch *b, struct group *g);

@@ -167,6 +167,11 @@ static int read_group(struct batch *b, struct group *g, struct lidia_builder **o
 		wrong_key(b, g, &gr);
 		return gr.err;
 	}
+	if (gr.err == LIDIA_E_ELF_ADDRESSES) {
+		lidia_builder_free(gr.bld);
+		settle_mixed(b, g);
+		return gr.err;
+	}
 	if (gr.err) {
 		lidia_builder_free(gr.bld);
 		group_message(g, true, "%s: %s", input, lidia_strerror(gr.err));
@@ -232,6 +237,8 @@ static void group_done(struct batch *b, struct group *g)
 		b->nothing++;
 	else if (g->status == ST_DYNSYM_ONLY)
 		b->dynsym_only++;
+	else if (g->status == ST_MIXED)
+		b->mixed++;
 	else if (g->status == ST_FAILED)
 		b->failed++;
 	else if (g->status == ST_PLANNED) {
@@ -310,8 +317,11 @@ void convert_group(struct batch *b, struct group *g)
 		if (settle_unread(b, g, &g->there))
 			goto out;
 	}
-	if ((err = read_group(b, g, &bld)))
+	if ((err = read_group(b, g, &bld))) {
+		if (err == LIDIA_E_ELF_ADDRESSES)
+			err = 0; /* settled: a warning, nothing written */
 		goto out;
+	}
 	g->known_dynsym = dynsym_only(g);
 	/* Enough for what they gave (less than predicted: -O0, say). */
 	if (!o->force && keep_if_enough(b, g, &g->there, true))

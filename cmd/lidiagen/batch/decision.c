@@ -24,6 +24,7 @@ static const struct {
 			    "an object holding as much was published meanwhile" },
 	[V_NOTHING] = { ST_NOTHING, "skipped", "skipped", "nothing to symbolize" },
 	[V_DYNSYM_ONLY] = { ST_DYNSYM_ONLY, "skipped", "skipped", "only .dynsym" },
+	[V_MIXED] = { ST_MIXED, "skipped", "skipped", "debug file laid out apart" },
 	[V_WOULD_WRITE] = { ST_PLANNED, "would-write", "would-upload", NULL },
 	[V_WOULD_REPLACE] = { ST_PLANNED, "would-replace", "would-replace", NULL },
 };
@@ -122,6 +123,7 @@ static void say(const struct batch *b, struct group *g)
 		break;
 	case V_NOTHING:
 	case V_DYNSYM_ONLY:
+	case V_MIXED:
 	case V_NONE:
 	case V_COUNT:
 		break;

@@ -76,6 +76,13 @@ static void say_skipped(struct batch *b, const struct state_skip *k)
 			      "build ID %.16s... is degenerate (all %s), skipped: " FIX_NO_KEY,
 			      k->key, k->key[0] == '0' ? "zeros" : "0xff");
 		break;
+	case SKIP_MACHINE: /* the index keeps no machine number: then not said */
+		batch_warning(
+			b, k->path,
+			"ELF machine%s%s is not an architecture lidiagen reads right, skipped: "
+			"doc/architectures.md lists those it reads",
+			k->key[0] ? " " : "", k->key);
+		break;
 	case SKIP_SHORT_KEY:
 		batch_warning(b, k->path,
 			      "build ID '%.32s' is too short to be a key (under %d bytes), "
@@ -93,27 +100,51 @@ static void say_skipped(struct batch *b, const struct state_skip *k)
 	}
 }
 
+/* The first n bytes of the image: data's, or the file's; false when it is shorter. */
+static bool elf_head(const char *path, const unsigned char *data, size_t size, unsigned char *h,
+		     size_t n)
+{
+	ssize_t got;
+	int fd;
+
+	if (data) {
+		if (size < n)
+			return false;
+		memcpy(h, data, n);
+		return true;
+	}
+	if ((fd = open_regular(path)) < 0)
+		return false;
+	got = pread(fd, h, n, 0);
+	close(fd);
+	return got == (ssize_t)n;
+}
+
+/* A half-word of an ELF header, in the byte order of e_ident[EI_DATA] (2: big-endian). */
+static unsigned elf_half(const unsigned char *h, size_t at)
+{
+	return h[5] == 2 ? (unsigned)h[at] << 8 | h[at + 1] : (unsigned)h[at + 1] << 8 | h[at];
+}
+
 /* Why an image of a type lidia files are not for is passed over: .o, or another (a core dump). */
 static enum skip_reason type_reason(const char *path, const unsigned char *data, size_t size)
 {
 	unsigned char h[18];
-	unsigned type;
-	int fd;
 
-	if (data && size >= sizeof(h)) {
-		memcpy(h, data, sizeof(h));
-	} else if (data || (fd = open_regular(path)) < 0) {
+	if (!elf_head(path, data, size, h, sizeof(h)))
 		return SKIP_NOT_PROGRAM;
-	} else {
-		ssize_t n = pread(fd, h, sizeof(h), 0);
+	return elf_half(h, 16) == 1 /* ET_REL */ ? SKIP_NOT_LINKED : SKIP_NOT_PROGRAM;
+}
 
-		close(fd);
-		if (n != (ssize_t)sizeof(h))
-			return SKIP_NOT_PROGRAM;
-	}
-	/* e_type, in the byte order of e_ident[EI_DATA] (2: big-endian). */
-	type = h[5] == 2 ? (unsigned)h[16] << 8 | h[17] : (unsigned)h[17] << 8 | h[16];
-	return type == 1 /* ET_REL */ ? SKIP_NOT_LINKED : SKIP_NOT_PROGRAM;
+/* The image's e_machine in decimal, into buf (LIDIA_KEY_MAX bytes): "?" when unread. */
+static void machine_of(const char *path, const unsigned char *data, size_t size, char *buf)
+{
+	unsigned char h[20];
+
+	if (elf_head(path, data, size, h, sizeof(h)))
+		snprintf(buf, LIDIA_KEY_MAX, "%u", elf_half(h, 18));
+	else
+		snprintf(buf, LIDIA_KEY_MAX, "?");
 }
 
 /*
@@ -131,6 +162,8 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	if (pr.err == LIDIA_E_ELF_TYPE) {
 		/* Object files and core dumps: not what symbol files are for. */
 		why = type_reason(path, data, size);
+	} else if (pr.err == LIDIA_E_ELF_MACHINE) {
+		why = SKIP_MACHINE; /* better no file than one with wrong addresses */
 	} else if (pr.err) {
 		input_problem(b, path, lidia_strerror(pr.err));
 		return;
@@ -154,6 +187,8 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 			 why == SKIP_SHORT_KEY	      ? pr.k.key
 			 : why == SKIP_DEGENERATE_KEY ? pr.k.build_id
 						      : "");
+		if (why == SKIP_MACHINE)
+			machine_of(path, data, size, k.key);
 		if (!state_add_skip(&b->state, input, path, why, k.key, k.go))
 			b->state.skips[b->state.nskips - 1].dwz = dwz;
 		say_skipped(b, &k);

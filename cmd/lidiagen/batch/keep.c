@@ -34,6 +34,24 @@ void settle_nothing(struct batch *b, struct group *g)
 		      b->state.parts[g->main].path);
 }
 
+void settle_mixed(struct batch *b, struct group *g)
+{
+	const char *main = b->state.parts[g->main].path;
+
+	decide(b, g, V_MIXED, LEVEL_NONE);
+	if (g->bin >= 0)
+		group_warning(g,
+			      "%s and %s: %s, not written: give the debug file split off the "
+			      "binary as it is",
+			      b->state.parts[g->bin].path, main,
+			      lidia_strerror(LIDIA_E_ELF_ADDRESSES));
+	else
+		group_warning(g,
+			      "%s and the debug file found for it: %s, not written: give the "
+			      "debug file split off the binary as it is",
+			      main, lidia_strerror(LIDIA_E_ELF_ADDRESSES));
+}
+
 void settle_dynsym_only(struct batch *b, struct group *g)
 {
 	decide(b, g, V_DYNSYM_ONLY, LEVEL_SYMBOLS);

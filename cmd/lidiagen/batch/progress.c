@@ -332,7 +332,7 @@ static void print_requests(struct publish *p)
 
 void print_summary(struct batch *b)
 {
-	size_t skipped = b->nothing + b->dynsym_only + b->skipped_shard, keys;
+	size_t skipped = b->nothing + b->dynsym_only + b->mixed + b->skipped_shard, keys;
 	bool first = true;
 	char why[1024];
 
@@ -360,8 +360,10 @@ void print_summary(struct batch *b)
 	reason(stderr, &first, b->skipped[SKIP_NOT_LINKED], "not linked");
 	reason(stderr, &first, b->skipped[SKIP_NOT_PROGRAM], "not a program");
 	reason(stderr, &first, b->skipped[SKIP_DEGENERATE_KEY], "degenerate build ID");
+	reason(stderr, &first, b->skipped[SKIP_MACHINE], "architecture not read");
 	reason(stderr, &first, b->nothing, "nothing to symbolize");
 	reason(stderr, &first, b->dynsym_only, "only .dynsym");
+	reason(stderr, &first, b->mixed, "debug file laid out apart");
 	reason(stderr, &first, b->skipped_shard, "other shards");
 	fprintf(stderr, "%s; %zu warning%s%s; %zu failed", first ? "" : ")", b->warnings,
 		b->warnings == 1 ? "" : "s",

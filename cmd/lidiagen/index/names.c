@@ -17,6 +17,7 @@ static const char *const skip_reasons[SKIP_REASONS] = {
 	[SKIP_NOT_LINKED] = "not linked",
 	[SKIP_NOT_PROGRAM] = "not a program",
 	[SKIP_DEGENERATE_KEY] = "degenerate build ID",
+	[SKIP_MACHINE] = "architecture not read",
 };
 
 static const char *const input_kinds[] = {

@@ -96,6 +96,7 @@ enum skip_reason {
 	SKIP_NOT_LINKED,     /* a relocatable object (.o) */
 	SKIP_NOT_PROGRAM,    /* a core dump, or another type that is not a program */
 	SKIP_DEGENERATE_KEY, /* a build ID of all zeros or all 0xff (and no --fallback-key for it) */
+	SKIP_MACHINE,	     /* an architecture lidiagen does not read (LIDIA_E_ELF_MACHINE) */
 	SKIP_REASONS
 };
 
@@ -104,9 +105,10 @@ struct state_skip {
 	char *path; /* as state_part's */
 	size_t input;
 	enum skip_reason reason;
-	char key[LIDIA_KEY_MAX]; /* SKIP_SHORT_KEY, SKIP_DEGENERATE_KEY: the build ID */
-	bool go;		 /* SKIP_NO_KEY: a Go binary */
-	bool dwz;		 /* SKIP_NOT_LINKED: a dwz supplementary file (dwz writes ET_REL) */
+	/* SKIP_SHORT_KEY, SKIP_DEGENERATE_KEY: the build ID; SKIP_MACHINE: e_machine, in decimal */
+	char key[LIDIA_KEY_MAX];
+	bool go;  /* SKIP_NO_KEY: a Go binary */
+	bool dwz; /* SKIP_NOT_LINKED: a dwz supplementary file (dwz writes ET_REL) */
 };
 
 /* A hash index of strings held in an array: slot i holds a position + 1, or 0. */
