@@ -305,7 +305,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 		return LIDIA_E_INVAL;
 	/* Every file's bytes into memory first: read, never mapped (elf_load.c). */
 	for (size_t i = 0; i < n; i++)
-		if ((err = elf_image_load(elfs_in[i])))
+		if ((err = elf_image_load_threads(elfs_in[i], x.threads)))
 			goto out;
 	if ((err = map_prefixes(b, opts)))
 		goto out;

@@ -8,6 +8,7 @@
  * land inside a library whose state we could not restore.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -169,13 +170,13 @@ static int read_span(int fd, unsigned char *buf, uint64_t lo, uint64_t hi, const
 	return 0;
 }
 
-/* The file's data, hole by hole (a sparse file's holes stay pages of zeros, never touched). */
-static int read_data(const struct lidia_elf *e, unsigned char *buf, const struct range *code,
-		     size_t ncode)
+/* The file's data in [from, to), hole by hole (a sparse file's holes stay pages of zeros, never touched). */
+static int read_range(const struct lidia_elf *e, unsigned char *buf, uint64_t from, uint64_t to,
+		      const struct range *code, size_t ncode)
 {
-	uint64_t pos = 0;
+	uint64_t pos = from;
 
-	while (pos < e->size) {
+	while (pos < to) {
 		off_t data = lseek(e->fd, (off_t)pos, SEEK_DATA), hole;
 		int err;
 
@@ -184,15 +185,62 @@ static int read_data(const struct lidia_elf *e, unsigned char *buf, const struct
 		if (data < 0)
 			data = (off_t)pos; /* no SEEK_DATA here: all of it is data */
 		hole = lseek(e->fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > e->size)
-			hole = (off_t)e->size;
-		if ((uint64_t)data >= e->size)
+		if (hole < 0 || (uint64_t)hole > to)
+			hole = (off_t)to;
+		if ((uint64_t)data >= to)
 			return 0;
 		if ((err = read_span(e->fd, buf, (uint64_t)data, (uint64_t)hole, code, ncode)))
 			return err;
 		pos = (uint64_t)hole;
 	}
 	return 0;
+}
+
+static int read_data(const struct lidia_elf *e, unsigned char *buf, const struct range *code,
+		     size_t ncode)
+{
+	return read_range(e, buf, 0, e->size, code, ncode);
+}
+
+/* From this size, with a second thread, the file is read in two halves side by side. */
+#define HALVES_MIN (64u << 20)
+
+struct half_read {
+	const struct lidia_elf *e;
+	unsigned char *buf;
+	uint64_t from, to;
+	const struct range *code;
+	size_t ncode;
+	int err;
+};
+
+static void *read_half(void *arg)
+{
+	struct half_read *h = arg;
+
+	h->err = read_range(h->e, h->buf, h->from, h->to, h->code, h->ncode);
+	return NULL;
+}
+
+/*
+ * read_data(), the second half on a thread of its own: copying the bytes
+ * and making the pages they go to is most of a big file's reading, and the
+ * other thread has nothing to do yet (pread and SEEK_DATA leave the shared
+ * descriptor's offset alone).
+ */
+static int read_data_threads(const struct lidia_elf *e, unsigned char *buf,
+			     const struct range *code, size_t ncode, unsigned threads)
+{
+	uint64_t mid = (e->size / 2) & ~(uint64_t)0xfff;
+	struct half_read second = { e, buf, mid, e->size, code, ncode, 0 };
+	pthread_t tid;
+	int err;
+
+	if (threads < 2 || e->size < HALVES_MIN || pthread_create(&tid, NULL, read_half, &second))
+		return read_data(e, buf, code, ncode);
+	err = read_range(e, buf, 0, mid, code, ncode);
+	pthread_join(tid, NULL);
+	return err ? err : second.err;
 }
 
 /* Again, the bytes of pages given back: the file must not have changed since. */
@@ -209,7 +257,7 @@ static int read_again(struct lidia_elf *e)
 	return err;
 }
 
-int elf_image_load(struct lidia_elf *e)
+int elf_image_load_threads(struct lidia_elf *e, unsigned threads)
 {
 	struct range unread[MAX_UNREAD];
 	unsigned char *buf;
@@ -226,7 +274,7 @@ int elf_image_load(struct lidia_elf *e)
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
-	err = read_data(e, buf, unread, n);
+	err = read_data_threads(e, buf, unread, n, threads);
 	if (!err)
 		err = lidia_elf_check(e); /* a file rewritten in place reads whole, but mixed */
 	if (!err && !(elf = elf_memory((char *)buf, e->size)))
@@ -243,6 +291,11 @@ int elf_image_load(struct lidia_elf *e)
 	e->loaded = true;
 	/* The same bytes as the headers checked when opened: checked again, cheaply. */
 	return elf_image_check(e, true);
+}
+
+int elf_image_load(struct lidia_elf *e)
+{
+	return elf_image_load_threads(e, 1);
 }
 
 int elf_image_open(struct lidia_elf **out, const char *path, bool any_type)

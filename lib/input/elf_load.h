@@ -13,6 +13,9 @@
  */
 int elf_image_load(struct lidia_elf *e);
 
+/* elf_image_load(), a big file read on up to threads threads (two halves). */
+int elf_image_load_threads(struct lidia_elf *e, unsigned threads);
+
 /*
  * elf_image_open_lazy(), then elf_image_load(): an image of path, with any
  * type when any_type (a dwz supplementary file is ET_REL), read in whole.
