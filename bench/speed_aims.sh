@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# bench/speed_aims.sh [LIDIAGEN [BASELINE]]: the speed and memory aims of
+# issue 26, one line each, the figure beside its aim (bench/README.md,
+# "Speed aims"). Each command runs BENCH_AIMS_RUNS times (default 3),
+# alternating with its peer (and BASELINE, another lidiagen, when given),
+# under /usr/bin/time -f '%e %U %S %M'; medians are printed. CPU is
+# user + system. The machine should be otherwise idle for the wall line.
+#
+#   ceph -j2      libceph-common's debug file (ceph-common-dbg): wall of -j 1
+#                 over wall of -j 2                                  aim >= 1.7
+#   ceph CPU      lidiagen -j 1 CPU over llvm-gsymutil-16 --num-threads 1   <= 0.5
+#   gold CPU      ld.gold's debug file with its dwz file (binutils-x86-64-
+#                 linux-gnu-dbg), the same ratio                            <= 0.5
+#   llvm symbols  libLLVM-16.so.1 (libllvm16, stripped: .dynsym only),
+#                 lidiagen --allow-dynsym-only CPU over Pyroscope's writer
+#                 (CreateLidia with CRC, files and lines, as its symbolizer
+#                 calls it), demangled and --no-demangle                    <= 0.30
+#   libc RSS      libc6-dbg's libc.so.6 debug file: peak RSS over the
+#                 inflated DWARF                                            <= 2
+# The sixth aim (index + 4 shards over 7 .debs <= 1.3x one run) is
+# bench/shard_bench.sh's last lines.
+#
+# Pyroscope's writer: PYROSCOPE_WRITER=BINARY, or PYROSCOPE_SRC=a checkout
+# of github.com/grafana/pyroscope (its lidia module needs only Go's
+# standard library): bench/go/pyroscope_writer is built against it with the
+# newest Go found in /usr/lib/go-*. Without either, that line is skipped.
+#
+# Environment: BENCH_CACHE (default bench/.cache), BENCH_AIMS_RUNS (3),
+# BENCH_AIMS (default "ceph gold llvm libc"), GSYMUTIL (llvm-gsymutil-16).
+set -euo pipefail
+# shellcheck source=bench/lib_deb.sh
+. "$(dirname "$0")/lib_deb.sh"
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+LIDIAGEN=$(abspath "${1:-$root/build/lidiagen}")
+BASELINE=${2:+$(abspath "$2")}
+CACHE=${BENCH_CACHE:-$here/.cache}
+RUNS=${BENCH_AIMS_RUNS:-3}
+AIMS=${BENCH_AIMS:-"ceph gold llvm libc"}
+GSYMUTIL=${GSYMUTIL:-llvm-gsymutil-16}
+
+die() { echo "speed_aims: $*" >&2; exit 2; }
+say() { echo "speed_aims: $*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
+# shellcheck disable=SC2034 # lib_deb.sh's fetch_deb reads it
+apt_opts=()
+[ "$(id -u)" = 0 ] && apt_opts=(-o APT::Sandbox::User=root)
+
+[ -x "$LIDIAGEN" ] || die "$LIDIAGEN: not an executable (run make first)"
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || die "$BASELINE: not an executable"
+/usr/bin/time -f %M true >/dev/null 2>&1 || die "/usr/bin/time not found (Debian: time)"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# largest DIR: the largest build-ID debug file under DIR (a -dbg package's tree).
+largest() {
+	find "$1/usr/lib/debug/.build-id" -type f -name '*.debug' -printf '%s %p\n' |
+		sort -n | tail -n 1 | cut -d' ' -f2-
+}
+
+# writer: Pyroscope's writer, built from PYROSCOPE_SRC once; empty when there is none.
+writer() {
+	local go src=${PYROSCOPE_SRC:-} out=$CACHE/pyroscope_writer
+	if [ -n "${PYROSCOPE_WRITER:-}" ]; then
+		echo "$PYROSCOPE_WRITER"
+		return
+	fi
+	[ -n "$src" ] && [ -f "$src/lidia/go.mod" ] || return 0
+	if [ ! -x "$out" ]; then
+		go=$(compgen -G '/usr/lib/go-*/bin/go' | sort -V | tail -n 1 || true)
+		[ -n "$go" ] || die "no Go in /usr/lib/go-* to build Pyroscope's writer"
+		rm -rf "$tmp/w" && mkdir -p "$tmp/w" && cp -r "$src/lidia" "$tmp/w/lidia"
+		# Its go.mod may ask for a newer Go than Debian's; the module needs none of it.
+		sed -i -E 's/^go [0-9.]+$/go 1.21/; /^toolchain/d' "$tmp/w/lidia/go.mod"
+		cp -r "$here/go/pyroscope_writer" "$tmp/w/lidia/pyroscope_writer"
+		(cd "$tmp/w/lidia" && GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off \
+			"$go" build -o "$out" ./pyroscope_writer) >&2 || die "cannot build Pyroscope's writer"
+	fi
+	echo "$out"
+}
+
+# run NAME CMD...: one run of CMD; appends "cpu wall rss_kib" to $tmp/NAME.
+run() {
+	local name=$1
+	shift
+	rm -rf "$tmp/out" "$tmp/out.x"
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; die "$name failed: $*"; }
+	awk '{ printf "%.3f %.3f %d\n", $2 + $3, $1, $4 }' <"$tmp/time" | tail -n 1 >>"$tmp/$name"
+}
+
+# median NAME COLUMN (1 cpu, 2 wall, 3 rss KiB)
+median() {
+	sort -g -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# verdict VALUE OP AIM: PASS or MISS.
+verdict() { awk -v v="$1" -v a="$3" -v op="$2" 'BEGIN { ok = op == "<=" ? v <= a : v >= a; print ok ? "PASS" : "MISS" }'; }
+
+# line WHAT FIGURE OP AIM DETAIL: one aim's line.
+line() {
+	printf '%-40s %6s  aim %s %-5s %s  %s\n' "$1" "$2" "$3" "$4" "$(verdict "$2" "$3" "$4")" "$5"
+}
+
+# cells NAME...: "NAME cpu s / wall s / RSS MiB" of each.
+cells() {
+	local n out=""
+	for n in "$@"; do
+		out+="$(printf '%s %.2f/%.2f/%.0f  ' "$n" "$(median "$n" 1)" "$(median "$n" 2)" \
+			"$(awk -v k="$(median "$n" 3)" 'BEGIN { print k / 1024 }')")"
+	done
+	echo "${out% }"
+}
+
+# alternate INPUT NAME:CMD...: RUNS rounds of every command, in turn.
+alternate() {
+	local r spec
+	for spec in "$@"; do : >"$tmp/${spec%%:*}"; done
+	for ((r = 0; r < RUNS; r++)); do
+		for spec in "$@"; do
+			# shellcheck disable=SC2086 # the command's words
+			run "${spec%%:*}" ${spec#*:}
+		done
+	done
+}
+
+conv() { echo "$1 -q -j $2 $3 -o $tmp/out"; }
+gsym() { echo "$GSYMUTIL --quiet --num-threads=1 --convert=$1 --out-file=$tmp/out.x"; }
+
+aim_ceph() {
+	local f
+	f=$(largest "$(unpack_deb ceph-common-dbg "$CACHE/aims/ceph")")
+	alternate "j1:$(conv "$LIDIAGEN" 1 "--no-debug-search $f")" \
+		"j2:$(conv "$LIDIAGEN" 2 "--no-debug-search $f")" "gsym:$(gsym "$f")" \
+		${BASELINE:+"b1:$(conv "$BASELINE" 1 "--no-debug-search $f")"} \
+		${BASELINE:+"b2:$(conv "$BASELINE" 2 "--no-debug-search $f")"}
+	line "ceph: -j 1 wall / -j 2 wall" "$(ratio "$(median j1 2)" "$(median j2 2)")" ">=" 1.7 \
+		"$(cells j1 j2 ${BASELINE:+b1 b2})"
+	line "ceph: CPU -j 1 / gsymutil 1 thread" "$(ratio "$(median j1 1)" "$(median gsym 1)")" \
+		"<=" 0.5 "$(cells j1 gsym) RSS x$(ratio "$(median j1 3)" "$(median gsym 3)")"
+}
+
+aim_gold() {
+	local f
+	f=$(largest "$(unpack_deb binutils-x86-64-linux-gnu-dbg "$CACHE/aims/gold")")
+	# Its dwz file is found through .gnu_debugaltlink, beside the unpacked tree.
+	alternate "lg:$(conv "$LIDIAGEN" 1 "$f")" "gsym:$(gsym "$f")" \
+		${BASELINE:+"bg:$(conv "$BASELINE" 1 "$f")"}
+	line "gold+dwz: CPU -j 1 / gsymutil 1 thread" "$(ratio "$(median lg 1)" "$(median gsym 1)")" \
+		"<=" 0.5 "$(cells lg gsym ${BASELINE:+bg})"
+}
+
+aim_llvm() {
+	local f w
+	f=$(compgen -G "$(unpack_deb libllvm16 "$CACHE/aims/llvm")/usr/lib/*/libLLVM-16.so.1" | head -n 1)
+	w=$(writer)
+	if [ -z "$w" ]; then
+		say "llvm: no PYROSCOPE_WRITER or PYROSCOPE_SRC: skipped"
+		return
+	fi
+	alternate "ls:$(conv "$LIDIAGEN" 1 "--allow-dynsym-only $f")" \
+		"ln:$(conv "$LIDIAGEN" 1 "--allow-dynsym-only --no-demangle $f")" "pw:$w $f $tmp/out.x" \
+		${BASELINE:+"bs:$(conv "$BASELINE" 1 "--allow-dynsym-only $f")"}
+	line "libLLVM-16 symbols: CPU / Pyroscope's" "$(ratio "$(median ls 1)" "$(median pw 1)")" \
+		"<=" 0.30 "$(cells ls pw ${BASELINE:+bs}) RSS x$(ratio "$(median ls 3)" "$(median pw 3)")"
+	line "  the same, --no-demangle" "$(ratio "$(median ln 1)" "$(median pw 1)")" "<=" 0.30 \
+		"$(cells ln)"
+}
+
+aim_libc() {
+	local f dwarf
+	f=$(largest "$(unpack_deb libc6-dbg "$CACHE/aims/libc")")
+	dwarf=$(python3 "$here/lib_dwarf_sizes.py" "$f" | awk '$1 == "total" { print $3 }')
+	alternate "lc:$(conv "$LIDIAGEN" 1 "$f")" ${BASELINE:+"bc:$(conv "$BASELINE" 1 "$f")"}
+	line "libc: peak RSS / inflated DWARF" "$(ratio "$(($(median lc 3) * 1024))" "$dwarf")" "<=" 2 \
+		"$(cells lc ${BASELINE:+bc}); DWARF $(awk -v b="$dwarf" 'BEGIN { printf "%.1f", b / 1048576 }') MiB"
+}
+
+say "lidiagen: $LIDIAGEN${BASELINE:+; baseline (b*): $BASELINE}; $RUNS runs each, alternating"
+echo "aim                                      figure  aim       verdict  medians: cpu s/wall s/RSS MiB"
+for a in $AIMS; do
+	case $a in
+	ceph | gold | llvm | libc) "aim_$a" ;;
+	*) die "unknown aim $a (ceph, gold, llvm, libc)" ;;
+	esac
+done
