@@ -381,21 +381,34 @@ static int stop_at_first(void *ctx, const struct lidia_archive_member *m, unsign
 	return 1;
 }
 
+/* A file of len bytes of buf, already unlinked: its fd, or -1. */
+static int unlinked_file(const unsigned char *buf, size_t len)
+{
+	char path[] = "/tmp/lidia-test-api-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	if (fd >= 0 && write(fd, buf, len) != (ssize_t)len) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void archive_file_bytes(void)
 {
+	struct handed h = { 0 };
 	unsigned char ar[512];
 	size_t len = make_ar(ar, 3);
-	struct handed h = { 0 };
+	int fd = unlinked_file(ar, len), err;
 	struct lidia_archive_opts o = LIDIA_ARCHIVE_OPTS(.elf_member = stop_at_first, .ctx = &h,
 							 .file_bytes = on_file_bytes);
-	char path[] = "/tmp/lidia-test-api-XXXXXX";
-	int fd = mkstemp(path), err;
 
-	if (fd < 0 || write(fd, ar, len) != (ssize_t)len) {
+	if (fd < 0) {
 		CHECK(0, "archive file_bytes: a temporary file");
 		return;
 	}
-	unlink(path);
 	err = lidia_archive_walk_fd(fd, "in", &o, NULL);
 	CHECK(err == 0 && h.elves == 1 && !h.overflow && h.n == len && !memcmp(h.buf, ar, len),
 	      "archive file_bytes: the walk stopped at its first member, the file handed over "
