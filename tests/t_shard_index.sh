@@ -322,6 +322,19 @@ else
 		"$ix_read bytes read for $ar_bytes bytes of archives"
 fi
 
+# The plain --shard runs, for the comparison: each reads everything.
+shards 4 "$w/plain4" -r dist --shard "@K@/4" -o "$w/plain4-out-@K@" -j 1 --manifest "$w/plain4-@K@.jsonl"
+with=$(bytes_read "$w"/n4/m-*.jsonl)
+without=$(bytes_read "$w"/plain4-*.jsonl)
+one=$(bytes_read "$w/ref.jsonl")
+note "bytes read: one plain run $one; 4 shards with the index $with; 4 plain --shard runs $without"
+if all_ok 4 "$w/plain4" && [ "$with" -gt 0 ] && [ "$with" -lt "$without" ] && [ "$with" -le "$one" ]; then
+	ok "shard index: 4 shards with the index read less than one plain run, and than 4 plain --shard runs"
+else
+	not_ok "shard index: 4 shards with the index read less than one plain run, and than 4 plain --shard runs" \
+		"with $with, one run $one, without $without"
+fi
+
 # ---- inputs changed since the index ------------------------------------------------
 
 rm -rf "$w/ch"
