@@ -250,6 +250,16 @@ struct lidia_archive_opts {
 	 * a directory, which hides it as a file would. NULL: not told.
 	 */
 	void (*other_entry)(void *ctx, const struct lidia_archive_member *m);
+	/*
+	 * Every byte of the file, each once, in order from its start to its
+	 * end, as the walk reads it: what the walk would seek past, or leave
+	 * after the archive's end, is read for this too. A hash of the input
+	 * made in the one read that walks it (lidiagen index's SHA-256). Sizes
+	 * that add up to other than the file's size mean it could not all be
+	 * read (or changed meanwhile). lidia_archive_walk_mem() hands over its
+	 * buffer once. NULL: the walk reads what it needs.
+	 */
+	void (*file_bytes)(void *ctx, const unsigned char *data, size_t size);
 };
 #define LIDIA_ARCHIVE_OPTS(...)                                                                    \
 	((struct lidia_archive_opts){ .sz = sizeof(struct lidia_archive_opts), __VA_ARGS__ })

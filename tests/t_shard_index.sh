@@ -12,10 +12,18 @@
 #    one run over everything, and a plain `lidiagen -r dist` run's tree is,
 #    byte for byte (diff -r), the union of the N shards' trees converted from
 #    the index: two different code paths, the plain one walking everything;
-#  - each shard opened only inputs holding a part of one of its build IDs
-#    (by the index, with the assignment of --shard: the first 8 hex digits of
-#    the build ID modulo N), each once (the manifest's "read" lines), and with
-#    N = 4 the shards together read fewer bytes than 4 plain --shard runs;
+#  - with --shard-by key, each shard opened only inputs holding a part of one
+#    of its build IDs (by the index, with the assignment of --shard: the
+#    first 8 hex digits of the build ID modulo N), each once (the manifest's
+#    "read" lines), and with N = 4 the shards together read fewer bytes than
+#    4 plain --shard runs;
+#  - with --index and no --shard-by (input, the default there), no input is
+#    opened by two shards, the stripped binaries of a .deb and their debug
+#    files in its -dbg .deb are read by one shard, and the union is still
+#    the plain run's tree;
+#  - lidiagen index reads each archive once, hashing it as it walks it: its
+#    bytes read (rchar, less a run's own) stay under 1.5x the archives' size
+#    (libarchive reads again where it seeks back, in a zip; it was 2x and more);
 #  - inputs changed since the index: another mtime alone is fine (the SHA-256
 #    decides); another size, or the same size with other bytes, is one line
 #    naming the file, exit 1, and the other build IDs are still converted;
@@ -199,8 +207,8 @@ for n in 1 2 3 4; do
 			"merge exit $RC: $(cat "$w/n$n/merge.err")" "$(diff "$w/n$n/merged.idx" "$w/all.idx" | head -5)"
 	fi
 
-	shards "$n" "$w/n$n/cv" --index "$w/all.idx" --shard "@K@/$n" -o "$w/n$n/out-@K@" -j 1 \
-		--manifest "$w/n$n/m-@K@.jsonl"
+	shards "$n" "$w/n$n/cv" --index "$w/all.idx" --shard "@K@/$n" --shard-by key -o "$w/n$n/out-@K@" \
+		-j 1 --manifest "$w/n$n/m-@K@.jsonl"
 	rm -rf "$w/n$n/union"
 	if all_ok "$n" "$w/n$n/cv" && union "$w/n$n/union" "$w/n$n"/out-* >"$w/n$n/union.log" &&
 		diff -r "$w/ref" "$w/n$n/union" >"$w/n$n/diff" 2>&1; then
@@ -220,26 +228,99 @@ for n in 1 2 3 4; do
 		done < <(opened "$w/n$n/m-$k.jsonl")
 	done
 	if [ -z "$bad" ]; then
-		ok "shard index: N=$n: each shard opened only inputs holding its build IDs, each once"
+		ok "shard index: N=$n --shard-by key: each shard opened only inputs holding its build IDs, each once"
 	else
-		not_ok "shard index: N=$n: each shard opened only inputs holding its build IDs, each once" "$bad"
+		not_ok "shard index: N=$n --shard-by key: each shard opened only inputs holding its build IDs, each once" "$bad"
 	fi
 done
 
-# --shard-by input: the same union, and no input opened by two shards.
+# together MANIFEST...: each build ID whose debug file and binary are in two
+# inputs (a .deb and its -dbg .deb) has both read by one shard; else what was not.
+together() {
+	"$PYTHON" - "$w/all.idx" "$@" <<'EOF'
+import json, sys
+debug, binary = {}, {}
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    r = json.loads(line)
+    if "build_id" in r and "skipped" not in r:
+        (debug if r["kind"] == "debug" else binary).setdefault(r["build_id"], set()).add(r["input"])
+opened = []
+for m in sys.argv[2:]:
+    opened.append({json.loads(l)["read"] for l in open(m) if '"read"' in l})
+split = 0
+for bid, dbg in sorted(debug.items()):
+    bins = binary.get(bid, set()) - dbg
+    if not bins:
+        continue
+    split += 1
+    if not any(dbg & o and bins & o for o in opened):
+        print("%s: %s and %s not read by one shard" % (bid, sorted(dbg), sorted(bins)))
+if not split:
+    print("no build ID split over two inputs in the fixtures")
+EOF
+}
+# --index with no --shard-by: input, the default there. The same union, no input
+# opened by two shards, and a build ID split over two inputs read by one shard.
 for n in 2 4; do
-	shards "$n" "$w/n$n/bi" --index "$w/all.idx" --shard "@K@/$n" --shard-by input -o "$w/n$n/bi-out-@K@" \
+	shards "$n" "$w/n$n/bi" --index "$w/all.idx" --shard "@K@/$n" -o "$w/n$n/bi-out-@K@" \
 		-j 1 --manifest "$w/n$n/bi-@K@.jsonl"
 	rm -rf "$w/n$n/bi-union"
 	twice=$(for k in $(seq 1 "$n"); do opened "$w/n$n/bi-$k.jsonl"; done | cut -d' ' -f1 | sort | uniq -d)
+	apart=$(together "$w/n$n"/bi-*.jsonl)
 	if all_ok "$n" "$w/n$n/bi" && union "$w/n$n/bi-union" "$w/n$n"/bi-out-* >/dev/null &&
-		diff -r "$w/ref" "$w/n$n/bi-union" >/dev/null 2>&1 && [ -z "$twice" ]; then
-		ok "shard index: N=$n --shard-by input: the plain run's tree, and no input opened by two shards"
+		diff -r "$w/ref" "$w/n$n/bi-union" >/dev/null 2>&1 && [ -z "$twice" ] && [ -z "$apart" ]; then
+		ok "shard index: N=$n, --index's default (--shard-by input): the plain run's tree, no input opened by two shards, a binary and its debug file in two .debs read by one"
 	else
-		not_ok "shard index: N=$n --shard-by input: the plain run's tree, and no input opened by two shards" \
-			"opened twice: $twice" "$(cat "$w/n$n"/bi-*.err | head -5)"
+		not_ok "shard index: N=$n, --index's default (--shard-by input): the plain run's tree, no input opened by two shards" \
+			"opened twice: $twice" "$apart" "$(cat "$w/n$n"/bi-*.err | head -5)"
 	fi
 done
+# Explicit --shard-by input is that default, shard for shard.
+shards 2 "$w/n2/bx" --index "$w/all.idx" --shard "@K@/2" --shard-by input -o "$w/n2/bx-out-@K@" -j 1
+if all_ok 2 "$w/n2/bx" && diff -r "$w/n2/bx-out-1" "$w/n2/bi-out-1" >/dev/null 2>&1 &&
+	diff -r "$w/n2/bx-out-2" "$w/n2/bi-out-2" >/dev/null 2>&1; then
+	ok "shard index: --shard-by input gives each shard what --index's default gives it"
+else
+	not_ok "shard index: --shard-by input gives each shard what --index's default gives it" \
+		"$(cat "$w/n2"/bx-*.err | head -5)"
+fi
+
+# lidiagen index hashes an archive as it walks it: every input read about once
+# (rchar of /proc/PID/io, read before the process is reaped). Before, an
+# archive was read twice: walked, then hashed.
+rchar_of() {
+	"$PYTHON" - "$@" <<'EOF'
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_RDWR)
+    for k in (0, 1, 2):
+        os.dup2(fd, k)
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+io = dict(l.split(": ") for l in open("/proc/%d/io" % pid).read().splitlines())
+os.wait4(pid, 0)
+print(io["rchar"])
+EOF
+}
+# The archives alone (their paths as given: the walk's order changes nothing).
+mapfile -t archives < <("$PYTHON" -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("type") == "archive":
+        print(r["input"])' "$w/all.idx")
+ar_bytes=$(stat -c %s "${archives[@]}" | paste -sd+ | bc)
+# What a run reads besides its inputs (/proc, /sys, a sanitizer's maps): one of a 1-byte file.
+printf 'x' >"$w/one-byte"
+base=$(rchar_of "$L" index "$w/one-byte" -o "$w/rchar0.idx" -j 2)
+ix_read=$(($(rchar_of "$L" index "${archives[@]}" -o "$w/rchar.idx" -j 2) - base))
+note "lidiagen index of the ${#archives[@]} archives: $ix_read bytes read (past a run's own $base), the archives $ar_bytes bytes"
+if [ "$ix_read" -gt 0 ] && [ "$ix_read" -le $((ar_bytes * 3 / 2)) ] && grep -q '"type":"archive"' "$w/rchar.idx"; then
+	ok "shard index: lidiagen index reads each archive once, hashed as walked: $ix_read bytes for $ar_bytes"
+else
+	not_ok "shard index: lidiagen index reads each archive once, hashed as walked" \
+		"$ix_read bytes read for $ar_bytes bytes of archives"
+fi
 
 # The plain --shard runs, for the comparison: each reads everything.
 shards 4 "$w/plain4" -r dist --shard "@K@/4" -o "$w/plain4-out-@K@" -j 1 --manifest "$w/plain4-@K@.jsonl"

@@ -53,7 +53,7 @@ static inline bool opts_valid(const unsigned char *opts, size_t user_sz, size_t 
 #define lidia_reader_opts__last_field check_crc
 #define lidia_extract_opts__last_field threads
 #define lidia_store_opts__last_field key_template
-#define lidia_archive_opts__last_field other_entry
+#define lidia_archive_opts__last_field file_bytes
 
 #define OPTS_END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
 _Static_assert(sizeof(struct lidia_reader_opts) == OPTS_END(lidia_reader_opts, reserved),
@@ -62,7 +62,7 @@ _Static_assert(sizeof(struct lidia_extract_opts) == OPTS_END(lidia_extract_opts,
 	       "lidia_extract_opts ends in padding");
 _Static_assert(sizeof(struct lidia_store_opts) == OPTS_END(lidia_store_opts, key_template),
 	       "lidia_store_opts ends in padding");
-_Static_assert(sizeof(struct lidia_archive_opts) == OPTS_END(lidia_archive_opts, other_entry),
+_Static_assert(sizeof(struct lidia_archive_opts) == OPTS_END(lidia_archive_opts, file_bytes),
 	       "lidia_archive_opts ends in padding");
 
 /* Little-endian loads and stores; unaligned by construction (memcpy). */

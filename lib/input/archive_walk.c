@@ -3,11 +3,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "spill.h"
@@ -29,10 +31,12 @@
 	   archive_close_callback *))                                                              \
 	X(int, archive_read_open_fd, (struct archive *, int, size_t))                              \
 	X(int, archive_read_open_memory, (struct archive *, const void *, size_t))                 \
+	X(int, archive_read_set_seek_callback, (struct archive *, archive_seek_callback *))        \
 	X(int, archive_read_next_header, (struct archive *, struct archive_entry **))              \
 	X(la_ssize_t, archive_read_data, (struct archive *, void *, size_t))                       \
 	X(int, archive_read_data_skip, (struct archive *))                                         \
 	X(const char *, archive_error_string, (struct archive *))                                  \
+	X(void, archive_set_error, (struct archive *, int, const char *, ...))                     \
 	X(int, archive_filter_count, (struct archive *))                                           \
 	X(int, archive_format, (struct archive *))                                                 \
 	X(int, archive_read_free, (struct archive *))                                              \
@@ -971,6 +975,120 @@ static int open_reader(struct archive **out, const struct lidia_archive_opts *op
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * The top-level file when opts' file_bytes is set: read at the walk's own
+ * offsets (its seeks are only offsets here), and each byte handed over
+ * once, in order: a read past what was handed over reads the gap first.
+ */
+struct fd_src {
+	int fd;
+	const struct lidia_archive_opts *opts;
+	int64_t pos;	 /* where the walk reads next */
+	uint64_t handed; /* the file's [0, handed) went to file_bytes */
+	bool end;	 /* handed over to the end of the file, or a read failed */
+	unsigned char buf[1 << 16];
+};
+
+/* pread all of n bytes but at the end of the file; -1 on failure (errno). */
+static ssize_t pread_full(int fd, unsigned char *buf, size_t n, uint64_t at)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(at + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Hand over the file's bytes from s->handed up to end (or its end of file). */
+static void catch_up(struct fd_src *s, uint64_t end)
+{
+	while (!s->end && s->handed < end) {
+		uint64_t want = end - s->handed;
+		ssize_t n = pread_full(s->fd, s->buf,
+				       want < sizeof(s->buf) ? (size_t)want : sizeof(s->buf),
+				       s->handed);
+
+		if (n <= 0) {
+			s->end = true; /* a short total tells the caller */
+			return;
+		}
+		s->opts->file_bytes(s->opts->ctx, s->buf, (size_t)n);
+		s->handed += (uint64_t)n;
+	}
+}
+
+static la_ssize_t fd_src_read(struct archive *a, void *ctx, const void **out)
+{
+	struct fd_src *s = ctx;
+	ssize_t n;
+
+	catch_up(s, (uint64_t)s->pos);
+	if ((n = pread_full(s->fd, s->buf, sizeof(s->buf), (uint64_t)s->pos)) < 0) {
+		la.archive_set_error(a, errno, "read error");
+		return -1;
+	}
+	/* The part of it not handed over yet (none when the walk sought back). */
+	if (n && (uint64_t)s->pos + (uint64_t)n > s->handed && (uint64_t)s->pos <= s->handed) {
+		uint64_t skip = s->handed - (uint64_t)s->pos;
+
+		s->opts->file_bytes(s->opts->ctx, s->buf + skip, (size_t)n - skip);
+		s->handed += (uint64_t)n - skip;
+	}
+	s->pos += n;
+	*out = s->buf;
+	return n;
+}
+
+static la_int64_t fd_src_seek(struct archive *a, void *ctx, la_int64_t off, int whence)
+{
+	struct fd_src *s = ctx;
+	struct stat st;
+	int64_t base = whence == SEEK_CUR ? s->pos : 0;
+
+	if (whence == SEEK_END) {
+		if (fstat(s->fd, &st)) {
+			la.archive_set_error(a, errno, "cannot seek");
+			return ARCHIVE_FATAL;
+		}
+		base = st.st_size;
+	}
+	if (off < -base || (off > 0 && base > INT64_MAX - off)) {
+		la.archive_set_error(a, EINVAL, "seek out of range");
+		return ARCHIVE_FATAL;
+	}
+	s->pos = base + off;
+	return s->pos;
+}
+
+/* lidia_archive_walk_fd() with file_bytes: the file from its start, then what is left of it. */
+static int walk_fd_handing(struct archive *a, int fd, const char *path,
+			   const struct lidia_archive_opts *opts, unsigned *problems)
+{
+	struct fd_src *s = malloc(sizeof(*s));
+	int err;
+
+	if (!s) {
+		la.archive_read_free(a);
+		return -ENOMEM;
+	}
+	*s = (struct fd_src){ .fd = fd, .opts = opts };
+	la.archive_read_set_seek_callback(a, fd_src_seek);
+	err = walk_top(a, path, opts, problems,
+		       la.archive_read_open(a, s, NULL, fd_src_read, NULL));
+	catch_up(s, UINT64_MAX);
+	free(s);
+	return err;
+}
+
 int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_opts *opts,
 			  unsigned *problems)
 {
@@ -979,6 +1097,8 @@ int lidia_archive_walk_fd(int fd, const char *path, const struct lidia_archive_o
 
 	if (err)
 		return err;
+	if (OPTS_GET(opts, file_bytes, NULL))
+		return walk_fd_handing(a, fd, path, opts, problems);
 	return walk_top(a, path, opts, problems, la.archive_read_open_fd(a, fd, 65536));
 }
 
@@ -990,6 +1110,8 @@ int lidia_archive_walk_mem(const void *buf, size_t size, const char *path,
 
 	if (err)
 		return err;
+	if (OPTS_GET(opts, file_bytes, NULL))
+		opts->file_bytes(opts->ctx, buf, size);
 	return walk_top(a, path, opts, problems, la.archive_read_open_memory(a, buf, size));
 }
 

@@ -354,6 +354,75 @@ static void archive_spill(void)
 	CHECK(err == 0 && m.elves == 1, "archive: the elf callback is given malloc'd bytes");
 }
 
+/* What file_bytes was handed: the bytes, in order, and how many calls. */
+struct handed {
+	unsigned char buf[1024];
+	size_t n;
+	unsigned elves;
+	bool overflow;
+};
+
+static void on_file_bytes(void *ctx, const unsigned char *data, size_t size)
+{
+	struct handed *h = ctx;
+
+	if (h->n + size > sizeof(h->buf)) {
+		h->overflow = true;
+		return;
+	}
+	memcpy(h->buf + h->n, data, size);
+	h->n += size;
+}
+
+/* The first member stops the walk: file_bytes still gets the file to its end. */
+static int stop_at_first(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
+			 size_t size)
+{
+	((struct handed *)ctx)->elves++;
+	free(data);
+	return 1;
+}
+
+/* A file of len bytes of buf, already unlinked: its fd, or -1. */
+static int unlinked_file(const unsigned char *buf, size_t len)
+{
+	char path[] = "/tmp/lidia-test-api-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	if (fd >= 0 && write(fd, buf, len) != (ssize_t)len) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void archive_file_bytes(void)
+{
+	struct handed h = { 0 };
+	unsigned char ar[512];
+	size_t len = make_ar(ar, 3);
+	int fd = unlinked_file(ar, len), err;
+	struct lidia_archive_opts o = LIDIA_ARCHIVE_OPTS(.elf_member = stop_at_first, .ctx = &h,
+							 .file_bytes = on_file_bytes);
+
+	if (fd < 0) {
+		CHECK(0, "archive file_bytes: a temporary file");
+		return;
+	}
+	err = lidia_archive_walk_fd(fd, "in", &o, NULL);
+	CHECK(err == 0 && h.elves == 1 && !h.overflow && h.n == len && !memcmp(h.buf, ar, len),
+	      "archive file_bytes: the walk stopped at its first member, the file handed over "
+	      "whole, in order (%zu of %zu bytes)",
+	      h.n, len);
+	h = (struct handed){ 0 };
+	err = lidia_archive_walk_mem(ar, len, "in", &o, NULL);
+	CHECK(err == 0 && h.n == len && !memcmp(h.buf, ar, len),
+	      "archive file_bytes: walk_mem hands its buffer over once");
+	close(fd);
+}
+
 static void on_problem(void *ctx, const char *path, const char *msg)
 {
 	((struct members *)ctx)->problems++;
@@ -362,7 +431,7 @@ static void on_problem(void *ctx, const char *path, const char *msg)
 static void archive_opts(void)
 {
 	NEWER(lidia_archive_opts) u;
-	size_t end = KNOWN_END(lidia_archive_opts, other_entry);
+	size_t end = KNOWN_END(lidia_archive_opts, file_bytes);
 	unsigned char ar[256];
 	size_t len = make_ar(ar, 1);
 	struct members m = { 0 };
@@ -377,7 +446,7 @@ static void archive_opts(void)
 	u.b[end] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
 	CHECK(err == LIDIA_E_INVAL && problems == 0 && m.elves == 0,
-	      "archive: a non-zero byte right after other_entry: LIDIA_E_INVAL, nothing walked");
+	      "archive: a non-zero byte right after file_bytes: LIDIA_E_INVAL, nothing walked");
 	u.b[end] = 0;
 	u.b[sizeof(u) - 1] = 1;
 	err = lidia_archive_walk_mem(ar, len, "in", &u.o, &problems);
@@ -409,6 +478,7 @@ static void archive_opts(void)
 	CHECK(err == 0 && m.elves == 1, "archive: a struct ending at ctx (an older lidia.h) walks");
 	archive_positions();
 	archive_spill();
+	archive_file_bytes();
 }
 
 /* ---- lidia_set_log ---- */

@@ -42,8 +42,12 @@ struct batch_opts {
 	const char *manifest; /* JSON Lines, one per build ID; NULL: none */
 	enum fallback_key fallback;
 	unsigned shard_k, shard_n; /* convert only build IDs of shard k of n (1-based); n 0: all */
-	const char *index;   /* --index: the inputs and their parts from this index, not walked */
-	bool shard_by_input; /* --shard-by input: shards take whole sets of inputs (shard_inputs.c) */
+	const char *index; /* --index: the inputs and their parts from this index, not walked */
+	/*
+	 * --shard-by input: shards take whole sets of inputs (shard_inputs.c).
+	 * Not given (shard_by_set false): input with --index, key without.
+	 */
+	bool shard_by_input, shard_by_set;
 	const char *platform; /* --platform OS/ARCH: a container image's of it alone; NULL: all */
 	bool indexing; /* lidiagen index: inputs hashed; shard_k/n slice the inputs, not keys */
 	struct lidia_archive_opts archive; /* the limits; each walk adds its callbacks */

@@ -216,8 +216,9 @@ struct identify_task {
 struct member_ctx {
 	struct batch *b;
 	size_t input;
-	const char *path;	/* the input's */
-	struct image_view *img; /* a container image: its visible entries alone; NULL: none */
+	const char *path;	    /* the input's */
+	struct image_view *img;	    /* a container image: its visible entries alone; NULL: none */
+	struct sha256_pieces *hash; /* the index: the input's bytes as the walk reads them */
 };
 
 static int identify_member(void *ctx, const struct lidia_archive_member *m, unsigned char *data,
@@ -236,6 +237,11 @@ static int identify_member(void *ctx, const struct lidia_archive_member *m, unsi
 		add_part(c->b, c->input, path, m->name, at, data, size);
 	lidia_archive_data_free(data, size, m->mapped);
 	return 0;
+}
+
+static void hash_bytes(void *ctx, const unsigned char *data, size_t size)
+{
+	sha256_pieces_add(((struct member_ctx *)ctx)->hash, data, size);
 }
 
 /* A problem inside an archive, reported from the member walk's context. */
@@ -284,7 +290,34 @@ static bool read_image(struct identify_task *t, int fd, struct image_view *v)
 	return true;
 }
 
-static enum input_kind identify_fd(struct identify_task *t, int fd)
+/*
+ * Walk the archive at fd. The index hashes it in the same read, into sha
+ * (left empty when the bytes read were not all of its t->size: hash_input
+ * reads it again).
+ */
+static void walk_archive(struct identify_task *t, int fd, struct member_ctx *m, char sha[65],
+			 unsigned *problems, int *err)
+{
+	struct lidia_archive_opts ao = t->b->o->archive;
+	struct sha256_pieces hash;
+
+	ao.elf_member = identify_member;
+	ao.spill_over = t->b->spill_over; /* big members mapped, not on the heap */
+	ao.want_member = want_member;
+	ao.problem = member_problem;
+	ao.ctx = m;
+	if (t->b->o->indexing) {
+		sha256_pieces_init(&hash);
+		m->hash = &hash;
+		ao.file_bytes = hash_bytes;
+	}
+	*err = lidia_archive_walk_fd(fd, t->path, &ao, problems);
+	if (m->hash && hash.bytes == t->size)
+		sha256_pieces_hex(&hash, sha);
+	m->hash = NULL;
+}
+
+static enum input_kind identify_fd(struct identify_task *t, int fd, char sha[65])
 {
 	struct batch *b = t->b;
 	unsigned char head[512];
@@ -299,19 +332,13 @@ static enum input_kind identify_fd(struct identify_task *t, int fd)
 	}
 	if (n > 0 && lidia_archive_magic(head, (size_t)n)) {
 		struct image_view img;
-		struct member_ctx m = { b, t->input, t->path, NULL };
-		struct lidia_archive_opts ao = b->o->archive;
+		struct member_ctx m = { b, t->input, t->path, NULL, NULL };
 		unsigned problems = 0;
 		int err;
 
 		if (read_image(t, fd, &img))
 			m.img = &img;
-		ao.elf_member = identify_member;
-		ao.spill_over = b->spill_over; /* big members mapped, not on the heap */
-		ao.want_member = want_member;
-		ao.problem = member_problem;
-		ao.ctx = &m;
-		err = lidia_archive_walk_fd(fd, t->path, &ao, &problems);
+		walk_archive(t, fd, &m, sha, &problems, &err);
 		if (m.img)
 			image_view_release(m.img);
 
@@ -375,7 +402,11 @@ static bool reuse_by_hash(struct identify_task *t, char sha[65])
 	return same;
 }
 
-/* The index: the input's SHA-256, for a later --reuse (and convert) to tell it unchanged. */
+/*
+ * The index: the input's SHA-256, for a later --reuse (and convert) to tell
+ * it unchanged. An archive was hashed as it was walked; an ELF file, of
+ * which identifying reads the headers alone, is read here.
+ */
 static void hash_input(struct identify_task *t, enum input_kind kind, char sha[65])
 {
 	struct batch *b = t->b;
@@ -411,7 +442,7 @@ static void identify_input(void *arg)
 	if (fd < 0) {
 		input_problem(b, t->path, open_regular_error(fd));
 	} else {
-		kind = identify_fd(t, fd);
+		kind = identify_fd(t, fd, sha);
 		close(fd);
 	}
 	hash_input(t, kind, sha);

@@ -181,6 +181,7 @@ static int set_shard_by(struct batch_opts *o, const struct opt_def *d, const cha
 	if (strcmp(v, "key") && strcmp(v, "input"))
 		return bad(d, err, err_size, "unknown way '%s' (key, input)", v);
 	o->shard_by_input = !strcmp(v, "input");
+	o->shard_by_set = true;
 	return 0;
 }
 
@@ -437,10 +438,11 @@ const struct opt_def convert_opts[] = {
 	ROW_VALUE_FN(0, "shard", "K/N", set_shard, RUNNING,
 		     "convert only the build IDs of shard K of N"),
 	ROW_VALUE_FN(0, "shard-by", "HOW", set_shard_by, RUNNING,
-		     "key (default): by build ID, each shard reads every\n"
-		     "input holding one of its build IDs; input: whole\n"
-		     "sets of inputs (a package and its -dbg) per shard,\n"
-		     "balanced by size, each input read by one shard"),
+		     "input (default with --index): whole sets of inputs\n"
+		     "(a package and its -dbg) per shard, balanced by\n"
+		     "size, each input read by one shard; key (default\n"
+		     "without): by build ID, each shard reads every input\n"
+		     "holding one of its build IDs"),
 	ROW_BOOL(0, "strict", strict, RUNNING,
 		 "warnings fail the run (exit 1), and so does a run\n"
 		 "that leaves no output for any build ID"),
@@ -576,5 +578,13 @@ int options_check(struct batch_opts *o, char *err, size_t err_size)
 	}
 	o->prefix_map[o->nprefix_map] = NULL;
 	o->extract.prefix_map = o->nprefix_map ? o->prefix_map : NULL;
+	/*
+	 * With an index, whole inputs per shard: each is read by one shard, and
+	 * the outputs are one run's all the same (inputs that share a build ID
+	 * go to one shard). Without one, every shard reads every input anyway:
+	 * by key, as --shard always did.
+	 */
+	if (!o->shard_by_set)
+		o->shard_by_input = o->index != NULL;
 	return 0;
 }

@@ -31,6 +31,23 @@ void sha256_hex(const void *buf, size_t len, char out[65])
 	digest_hex(&c, out);
 }
 
+void sha256_pieces_init(struct sha256_pieces *p)
+{
+	sha256_init(&p->c);
+	p->bytes = 0;
+}
+
+void sha256_pieces_add(struct sha256_pieces *p, const void *buf, size_t len)
+{
+	sha256_update(&p->c, len, buf);
+	p->bytes += len;
+}
+
+void sha256_pieces_hex(struct sha256_pieces *p, char out[65])
+{
+	digest_hex(&p->c, out);
+}
+
 int sha256_fd(int fd, char out[65])
 {
 	enum { CHUNK = 1 << 18 };
