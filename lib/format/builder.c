@@ -13,7 +13,7 @@
 #include "crc32c.h"
 #include "format.h"
 #include "internal.h"
-#include "sort_halves.h"
+#include "range_sort.h"
 #include "strtab.h"
 #include "tables.h"
 
@@ -395,16 +395,20 @@ void builder_use_threads(struct lidia_builder *b, unsigned threads)
 
 /*
  * The ranges in (va, depth, insertion) order, a total order: the same
- * result however it is reached (a big file's ranges: a tenth of its conversion).
+ * result however it is reached (range_sort.c; qsort when there is no
+ * memory for its copy).
  */
 static void sort_ranges(struct lidia_builder *b)
 {
-	struct brange *sorted =
-		sort_halves(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range, b->threads);
+	struct brange *sorted = range_sort(b->ranges, b->nranges);
 
-	if (sorted != b->ranges)
-		b->cap_ranges = b->nranges; /* a new array, of just that many */
+	if (!sorted) {
+		sort_array(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);
+		return;
+	}
+	free(b->ranges);
 	b->ranges = sorted;
+	b->cap_ranges = b->nranges ? b->nranges : 1;
 }
 
 int lidia_builder_finalize(struct lidia_builder *b)

@@ -683,11 +683,59 @@ static void tables_on_threads(void)
 	lidia_builder_free(two);
 }
 
+/*
+ * Ranges added in a scrambled order, with addresses that differ in every
+ * byte (high ones too), depths past 255, and ties on (address, depth): the
+ * file holds them by address, then depth, ties in the order added (each
+ * range's name says when it was added).
+ */
+static void range_order(void)
+{
+	static const uint64_t vas[] = {
+		0xffffffff00000000ull, 0x100, 0x1ff, 0x100, 0x10000000000ull, 0x100,
+		0x0102030405060708ull, 0x1ff
+	};
+	static const uint32_t depths[] = { 0, 300, 1, 1, 0, 1, 2, 1 };
+	struct lidia_builder *b = NULL;
+	struct lidia_reader *r = NULL;
+	void *buf = NULL;
+	size_t size = 0, n = sizeof(vas) / sizeof(vas[0]);
+	bool ok = !lidia_builder_new(&b);
+	char name[8];
+
+	for (size_t i = 0; i < n && ok; i++) {
+		snprintf(name, sizeof(name), "r%zu", i);
+		ok = !lidia_builder_add(
+			b, &(struct lidia_range_desc){
+				   .va = vas[i], .length = 1, .depth = depths[i], .func = name });
+	}
+	ok = ok && !lidia_builder_finalize(b) && !lidia_builder_write_mem(b, &buf, &size) &&
+	     !lidia_reader_open_mem(&r, buf, size, NULL) && lidia_reader_count(r) == n;
+	if (ok) {
+		/* The expected order, worked out by hand: (va, depth, insertion). */
+		static const char *const order[] = {
+			"r3", "r5", "r1", "r2", "r7", "r4", "r6", "r0"
+		};
+
+		for (size_t i = 0; i < n && ok; i++) {
+			struct lidia_range_info ri;
+
+			ok = !lidia_reader_range(r, i, &ri) && ri.func.len == strlen(order[i]) &&
+			     !memcmp(ri.func.ptr, order[i], ri.func.len);
+		}
+	}
+	CHECK(ok, "builder: ranges in the file by address, then depth, ties in the order added");
+	lidia_reader_close(r);
+	free(buf);
+	lidia_builder_free(b);
+}
+
 int main(void)
 {
 	crc_threads(); /* first: no CRC computed before it */
 	crc_combine();
 	tables_on_threads();
+	range_order();
 	reader_opts();
 	store_opts();
 	extract_opts();

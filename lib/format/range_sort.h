@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_RANGE_SORT_H
+#define LIDIA_RANGE_SORT_H
+
+#include <stddef.h>
+
+#include "tables.h"
+
+/*
+ * v's n ranges in (va, depth, insertion) order, where insertion order is
+ * v's: a new array of n (v is the caller's still), or NULL when there is no
+ * memory for one.
+ */
+struct brange *range_sort(const struct brange *v, size_t n);
+
+#endif
