@@ -394,6 +394,14 @@ nobin=$work/nobin
 mkdir -p "$nobin/lib"
 cp -R "$prefix/lib/cmake" "$nobin/lib/"
 
+# probe NAME CMAKE-ARGS...: configure the probe project afresh (output in $work/NAME.*).
+probe() {
+	local name=$1
+	shift
+	rm -rf "$work/probe-build"
+	run "$work/$name" cmake -S "$work/probe" -B "$work/probe-build" "$@"
+}
+
 # A project that only needs the find_package() step, to see its errors fast.
 mkdir -p "$work/probe"
 cat >"$work/probe/CMakeLists.txt" <<'EOF'
@@ -401,8 +409,7 @@ cmake_minimum_required(VERSION 3.20)
 project(probe NONE)
 find_package(lidiagen CONFIG REQUIRED)
 EOF
-rm -rf "$work/probe-build"
-PATH=/usr/bin:/bin run "$work/nobin" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$nobin"
+PATH=/usr/bin:/bin probe nobin -DCMAKE_PREFIX_PATH="$nobin"
 if [ "$RC" -ne 0 ] && flat "$work/nobin.err" | grep -q "no lidiagen command in $nobin/bin" &&
 	grep -q 'LIDIAGEN_EXECUTABLE' "$work/nobin.err"; then
 	ok "a package without its command fails find_package(REQUIRED) and says what to do"
@@ -410,8 +417,7 @@ else
 	not_ok "a package without its command fails find_package(REQUIRED) and says what to do" \
 		"exit $RC" "$(first_lines 20 "$work/nobin.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/badexe" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix" \
+probe badexe -DCMAKE_PREFIX_PATH="$prefix" \
 	-DLIDIAGEN_EXECUTABLE="$work/no-such-lidiagen"
 if [ "$RC" -ne 0 ] && flat "$work/badexe.err" | grep -q "LIDIAGEN_EXECUTABLE is '$work/no-such-lidiagen', which does not exist"; then
 	ok "-DLIDIAGEN_EXECUTABLE naming no file is a clear configure error"
@@ -419,16 +425,14 @@ else
 	not_ok "-DLIDIAGEN_EXECUTABLE naming no file is a clear configure error" "exit $RC" \
 		"$(first_lines 20 "$work/badexe.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/goodexe" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$nobin" \
+probe goodexe -DCMAKE_PREFIX_PATH="$nobin" \
 	-DLIDIAGEN_EXECUTABLE="$prefix/bin/lidiagen"
 if [ "$RC" -eq 0 ]; then
 	ok "-DLIDIAGEN_EXECUTABLE=PATH supplies the command the package lacks"
 else
 	not_ok "-DLIDIAGEN_EXECUTABLE=PATH supplies the command the package lacks" "$(first_lines 20 "$work/goodexe.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/true" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix" \
+probe true -DCMAKE_PREFIX_PATH="$prefix" \
 	-DLIDIAGEN_EXECUTABLE=/bin/true
 if [ "$RC" -ne 0 ] && flat "$work/true.err" | grep -q "'/bin/true --version' printed '[^']*', not 'lidiagen VERSION': it is not lidiagen"; then
 	ok "-DLIDIAGEN_EXECUTABLE=/bin/true: not lidiagen, says so (no 'failed (0)')"
@@ -436,8 +440,7 @@ else
 	not_ok "-DLIDIAGEN_EXECUTABLE=/bin/true: not lidiagen, says so (no 'failed (0)')" "exit $RC" \
 		"$(first_lines 20 "$work/true.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/offpkg" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$nobin" -DLIDIAGEN_ENABLE=OFF
+probe offpkg -DCMAKE_PREFIX_PATH="$nobin" -DLIDIAGEN_ENABLE=OFF
 if [ "$RC" -eq 0 ]; then
 	ok "LIDIAGEN_ENABLE=OFF: the package without its command is found, to do nothing"
 else
@@ -445,10 +448,9 @@ else
 fi
 
 # COMPONENTS: lidiagen and lidia exist, nothing else; lidiagen::lidia links a reader.
-rm -rf "$work/probe-build"
 sed -i 's/find_package(lidiagen CONFIG REQUIRED)/find_package(lidiagen CONFIG REQUIRED COMPONENTS lidiagen nosuch)/' \
 	"$work/probe/CMakeLists.txt"
-run "$work/nosuch" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix"
+probe nosuch -DCMAKE_PREFIX_PATH="$prefix"
 if [ "$RC" -ne 0 ] && flat "$work/nosuch.err" | grep -q "component 'nosuch' not found"; then
 	ok "find_package(lidiagen COMPONENTS lidiagen nosuch) fails, naming nosuch"
 else
@@ -493,10 +495,9 @@ else
 	not_ok "find_package(lidiagen COMPONENTS lidia): a program linked to lidiagen::lidia reads a symbol file (greet_count)" \
 		"exit $RC" "$got" "$(tail -n 10 "$work/reader.err" "$work/reader.build.out" 2>/dev/null)"
 fi
-rm -rf "$work/probe-build"
 sed -i 's/ COMPONENTS lidiagen nosuch)/)/' "$work/probe/CMakeLists.txt"
 sed -i 's/find_package(lidiagen CONFIG REQUIRED)/find_package(lidiagen 99 CONFIG REQUIRED)/' "$work/probe/CMakeLists.txt"
-run "$work/version" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix"
+probe version -DCMAKE_PREFIX_PATH="$prefix"
 if [ "$RC" -ne 0 ] && flat "$work/version.err" | grep -q 'compatible with requested version "99"'; then
 	ok "find_package(lidiagen 99) rejects this version"
 else

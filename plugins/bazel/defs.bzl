@@ -145,6 +145,18 @@ and register that to run lidiagen on other execution platforms.""",
 def _is_elf_candidate(f):
     return f.extension not in _NOT_ELF and not f.basename.endswith(".runfiles_manifest")
 
+def _deps_with(ctx, attrs, provider):
+    """The targets in the rule's attributes `attrs` (lists or single labels) that give `provider`."""
+    found = []
+    for attr in attrs:
+        deps = getattr(ctx.rule.attr, attr, None)
+        if deps == None:
+            continue
+        if type(deps) != "list":
+            deps = [deps]
+        found += [dep for dep in deps if type(dep) == "Target" and provider in dep]
+    return found
+
 def _debug_info(target, ctx):
     """The _DebugInfo of a target, from its own actions and its deps' _DebugInfo."""
     dwo, pic_dwo = [], []
@@ -165,16 +177,9 @@ def _debug_info(target, ctx):
                     link_inputs = action.inputs
                     break
     trans_dwo, trans_pic = [], []
-    for attr in _DEP_ATTRS:
-        deps = getattr(ctx.rule.attr, attr, None)
-        if deps == None:
-            continue
-        if type(deps) != "list":
-            deps = [deps]
-        for dep in deps:
-            if type(dep) == "Target" and _DebugInfo in dep:
-                trans_dwo.append(dep[_DebugInfo].dwo)
-                trans_pic.append(dep[_DebugInfo].pic_dwo)
+    for dep in _deps_with(ctx, _DEP_ATTRS, _DebugInfo):
+        trans_dwo.append(dep[_DebugInfo].dwo)
+        trans_pic.append(dep[_DebugInfo].pic_dwo)
 
     # Which objects the link takes: PIC (.pic.o, .pic.a), non-PIC, or both.
     pic = [False, False]
@@ -271,22 +276,9 @@ def _check_options(options, where):
 # a genrule or a package rule gathers (so that lidia_collect finds binaries).
 _COLLECT_ATTRS = _DEP_ATTRS + ["srcs", "data", "dynamic_deps"]
 
-def _trees_of_deps(ctx):
-    trees = []
-    for attr in _COLLECT_ATTRS:
-        deps = getattr(ctx.rule.attr, attr, None)
-        if deps == None:
-            continue
-        if type(deps) != "list":
-            deps = [deps]
-        for dep in deps:
-            if type(dep) == "Target" and LidiaSymbolsInfo in dep:
-                trees.append(dep[LidiaSymbolsInfo].trees)
-    return trees
-
 def _lidia_aspect_impl(target, ctx):
     info = _debug_info(target, ctx)
-    below = _trees_of_deps(ctx)
+    below = [dep[LidiaSymbolsInfo].trees for dep in _deps_with(ctx, _COLLECT_ATTRS, LidiaSymbolsInfo)]
     elf_files = []
     if ctx.rule.kind in _BINARY_KINDS:
         elf_files = [f for f in target[DefaultInfo].files.to_list() if _is_elf_candidate(f)]

@@ -1,31 +1,43 @@
 # lidiagen-symbols.cmake: Lidia symbol files as build outputs of CMake targets.
 # lidiagenConfig.cmake includes it once it has found the lidiagen command
-# (LIDIAGEN_EXECUTABLE). Needs CMake 3.20.
+# (the imported executable lidiagen::lidiagen). Needs CMake 3.20. The full
+# guide is installed as share/doc/lidiagen/plugins.md (plugins/README.md).
 #
 #   lidiagen_add_symbols(<target>... [OUTPUT_DIR dir] [TENANT t] [LAYOUT l]
 #                        [PREFIX_MAP old=new...] [OPTIONS opt...])
-#       Each executable, shared or module library <target> gets one custom
-#       command that runs `lidiagen $<TARGET_FILE:target> -o dir ...` after the
-#       target links, and again each time it relinks (or the lidiagen command,
-#       or these arguments, change); it is in the default build, and the target
-#       lidia_symbols builds them all. PREFIX_MAP rewrites the file names
-#       written (one --prefix-map each, in order: the first that matches wins),
-#       e.g. PREFIX_MAP "${CMAKE_SOURCE_DIR}/=src/" for names relative to the
-#       source tree. OUTPUT_DIR, TENANT, LAYOUT, PREFIX_MAP and OPTIONS default
-#       to the variables LIDIAGEN_OUTPUT_DIR, LIDIAGEN_TENANT, LIDIAGEN_LAYOUT,
-#       LIDIAGEN_PREFIX_MAP and LIDIAGEN_OPTIONS when set (-D on the command line
-#       sets them for a whole build), else to <build>/lidia (<build>/lidia/<config>
-#       with multi-config generators) and lidiagen's own defaults (pyroscope
-#       layout, tenant anonymous, names as compiled). OUTPUT_DIR may use
-#       generator expressions.
+#       Each executable, shared or module library <target> (of any directory)
+#       gets one custom command, in the target lidia_symbols_<target>, that
+#       runs `$<TARGET_FILE:lidiagen::lidiagen> $<TARGET_FILE:target> -o dir ...`
+#       after the target links, and again each time it relinks (or the lidiagen
+#       command, or these arguments, change). It is in the default build, and
+#       in lidia_symbols, when the target is (not for EXCLUDE_FROM_ALL
+#       targets: build lidia_symbols_<target> by name). PREFIX_MAP rewrites the
+#       file names written (one --prefix-map each, in order: the first that
+#       matches wins), e.g. PREFIX_MAP "${CMAKE_SOURCE_DIR}/=src/" for names
+#       relative to the source tree. OUTPUT_DIR, TENANT, LAYOUT, PREFIX_MAP and
+#       OPTIONS default to the variables LIDIAGEN_OUTPUT_DIR, LIDIAGEN_TENANT,
+#       LIDIAGEN_LAYOUT, LIDIAGEN_PREFIX_MAP and LIDIAGEN_OPTIONS when set (-D on
+#       the command line sets them for a whole build), else to <build>/lidia
+#       (<build>/lidia/<config> with multi-config generators) and lidiagen's own
+#       defaults (pyroscope layout, tenant anonymous, names as compiled). A
+#       relative OUTPUT_DIR is taken from the top of the build tree; OUTPUT_DIR
+#       may use generator expressions (then it should begin with an absolute
+#       path). A target without debug information in the configuration gets
+#       one warning from its step (its file has function names only).
 #
 #   lidiagen_install_symbols([OUTPUT_DIR dir] [DESTINATION dir] [COMPONENT c] [EXCLUDE_FROM_ALL])
-#       install(DIRECTORY) of a symbol tree (the default OUTPUT_DIR unless
-#       given) to DESTINATION (default ${CMAKE_INSTALL_DATADIR}/lidia, or
-#       share/lidia) in COMPONENT (default lidia_symbols).
+#       install(DIRECTORY) of a symbol tree (the OUTPUT_DIR of
+#       lidiagen_add_symbols(), resolved the same way) to DESTINATION (default
+#       ${CMAKE_INSTALL_DATADIR}/lidia, or share/lidia) in COMPONENT (default
+#       lidia_symbols).
 #
 #   LIDIAGEN_ENABLE (cache, ON)  OFF turns all of the above into no-ops, so
 #       debug builds pay nothing; lidia_symbols still exists and builds nothing.
+#       (On a machine without lidiagen the package is not there to say so:
+#       plugins.md shows the find_package() that stays optional.)
+#
+#   LIDIAGEN_JOB_POOL, LIDIAGEN_JOB_POOL_SIZE (1), LIDIAGEN_JOBS  how many steps
+#       run at once and on how many threads: see the job pool below.
 #
 # How the outputs are tracked. A file's key is its GNU build ID, known only
 # after linking, so the custom command's declared OUTPUT is a small record,
@@ -34,10 +46,12 @@
 # straight into OUTPUT_DIR (temporary file + rename), with --force (a relinked
 # target's file is rewritten) and --no-state (no state file in the tree) when
 # it has those options. When a relink changes the build ID, the run removes the
-# file of the old ID, so OUTPUT_DIR holds exactly the current build's files.
-# `clean` removes the records and every OUTPUT_DIR (ADDITIONAL_CLEAN_FILES of
-# lidia_symbols): an OUTPUT_DIR belongs to the build, so never point it at a
-# directory that holds anything else.
+# file of the old ID, so OUTPUT_DIR holds exactly the current build's files;
+# when CMake runs, the files of targets no longer given are removed. An
+# OUTPUT_DIR that holds files no record lists is refused when CMake runs, so
+# that nothing else is ever removed there. `clean` removes an OUTPUT_DIR
+# inside the build tree and leaves one outside it alone; the records stay, so
+# that the next step still knows what its last run wrote.
 
 include_guard(GLOBAL)
 
