@@ -250,7 +250,8 @@ install: all
 	sed $(PC_SED) lib/lidia.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lidia.pc
 	install -m 644 doc/lidiagen.1 $(DESTDIR)$(MANDIR)/man1/lidiagen.1
 	install -m 644 config/lidiagen.yaml $(DESTDIR)$(DATADIR)/lidiagen.yaml
-	install -m 644 doc/lidia-v1.md doc/publishing.md doc/index.md doc/sharding.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 doc/lidia-v1.md doc/publishing.md doc/index.md doc/sharding.md doc/ci.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 plugins/README.md $(DESTDIR)$(DOCDIR)/plugins.md
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lidiagen $(DESTDIR)$(LIBDIR)/liblidia.a \
@@ -258,7 +259,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/liblidia.so $(DESTDIR)$(INCLUDEDIR)/lidia.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/lidia.pc $(DESTDIR)$(MANDIR)/man1/lidiagen.1 \
 		$(DESTDIR)$(DATADIR)/lidiagen.yaml $(DESTDIR)$(DOCDIR)/lidia-v1.md \
-		$(DESTDIR)$(DOCDIR)/publishing.md $(DESTDIR)$(DOCDIR)/index.md $(DESTDIR)$(DOCDIR)/sharding.md
+		$(DESTDIR)$(DOCDIR)/publishing.md $(DESTDIR)$(DOCDIR)/index.md $(DESTDIR)$(DOCDIR)/sharding.md \
+		$(DESTDIR)$(DOCDIR)/ci.md $(DESTDIR)$(DOCDIR)/plugins.md
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:

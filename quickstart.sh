@@ -3,6 +3,7 @@
 #   ./quickstart.sh          install what is missing, build, convert lidiagen's own
 #                            build outputs into out/ and symbolize one address
 #   ./quickstart.sh test     install what is missing, build, run every test
+#   JOBS=N ./quickstart.sh   N build jobs (default: the CPUs it may use, at most 8)
 # Installing needs root (or sudo); everything else runs as you.
 set -eu
 cd "$(dirname "$0")"
@@ -58,10 +59,16 @@ install_s3rver() {
 	(cd tests/s3rver && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# Build jobs: the CPUs this process may use, at most 8 (JOBS=N sets them), so
+# that a big or shared machine is not flooded (each job of `make test` may
+# itself build a project or run Bazel).
+jobs=${JOBS:-$(nproc)}
+[ "$jobs" -le 8 ] 2>/dev/null || jobs=8
+
 case "${1:-demo}" in
 demo)
 	install_missing $BUILD_DEPS
-	make -j"$(nproc)"
+	make -j"$jobs"
 	rm -rf out
 	# The main job, on a bundled default input: lidiagen's own build outputs.
 	build/lidiagen build/lidiagen build/liblidia.so.0 -o out
@@ -76,7 +83,7 @@ test)
 	add_backports
 	install_missing $BACKPORTS_DEPS
 	install_s3rver
-	make -j"$(nproc)" test
+	make -j"$jobs" test
 	;;
 *)
 	echo "usage: $0 [demo|test]" >&2

@@ -9,7 +9,13 @@
 # to the workspace (the default prefix_map maps /proc/self/cwd/ away; a rule's
 # own prefix_map replaces it); the .dwo files of --fission builds; lidia_aspect over //... with --output_groups=lidia; a second
 # build runs nothing, and after `bazel clean` every action is a cache hit; a
-# vendored copy of the plugin without a tool says so, and takes one by label.
+# vendored copy of the plugin without a tool says so (naming its own flag), and
+# takes one by label, beside the installed one with no action conflict. Also:
+# the actions are silent on success, but for one warning per binary without
+# debug information; lidiagen comes from a toolchain (the default one or a
+# registered lidia_toolchain); lidia_collect merges the aspect's trees into one
+# tree of keys, as lidiagen upload takes. (MODULE.bazel is installed, not tried: Bazel 4
+# has no bzlmod.)
 set -u
 . "$(dirname "$0")/lib/common.sh"
 top=$(cd "$TESTS_DIR/.." && pwd)
@@ -24,11 +30,12 @@ plugin=$stage/usr/share/lidiagen/bazel
 mk=(-f Makefile)
 grep -q 'plugins/bazel/install.mk' "$top/Makefile" || mk+=(-f plugins/bazel/install.mk)
 run "$work/install" make -C "$top" "${mk[@]}" -s install install-bazel PREFIX=/usr DESTDIR="$stage"
-if [ "$RC" -eq 0 ] && [ -f "$plugin/defs.bzl" ] && [ -f "$plugin/WORKSPACE" ] &&
+if [ "$RC" -eq 0 ] && [ -f "$plugin/defs.bzl" ] && [ -f "$plugin/WORKSPACE" ] && [ -f "$plugin/MODULE.bazel" ] &&
+	[ -f "$plugin/offline/rules_cc/cc/defs.bzl" ] && [ -f "$plugin/offline/remote_coverage_tools/BUILD" ] &&
 	[ "$(readlink "$plugin/lidiagen")" = ../../../bin/lidiagen ] && [ -x "$plugin/lidiagen" ]; then
-	ok "make install install-bazel: share/lidiagen/bazel, its lidiagen linked to bin/lidiagen"
+	ok "make install install-bazel: share/lidiagen/bazel (MODULE.bazel, offline/ stand-ins), its lidiagen linked to bin/lidiagen"
 else
-	not_ok "make install install-bazel: share/lidiagen/bazel, its lidiagen linked to bin/lidiagen" \
+	not_ok "make install install-bazel: share/lidiagen/bazel (MODULE.bazel, offline/ stand-ins), its lidiagen linked to bin/lidiagen" \
 		"exit $RC" "$(first_lines 20 "$work/install.err")" "$(ls -la "$plugin" 2>&1)"
 	exit 0
 fi
@@ -79,6 +86,13 @@ if [ "$RC" -ne 0 ]; then
 	exit 0
 fi
 ok "bazel build //:symbols //:stripped //:release_symbols (offline, Bazel 4)"
+# summaries FILE: lidiagen's summary lines in a build's output.
+summaries() { grep -E '^lidiagen: [0-9]+ files?, ' "$@"; }
+if [ -z "$(summaries "$work/build.err" "$work/build.out")" ] && grep -q 'LidiaSymbols\|Writing Lidia' "$work/build.err"; then
+	ok "the LidiaSymbols actions are silent on success (no summary line)"
+else
+	not_ok "the LidiaSymbols actions are silent on success (no summary line)" "$(summaries "$work/build.err" | head -5)"
+fi
 app_id=$(build_id "$bin/app")
 lib_id=$(build_id "$bin/libshapes.so")
 want=$(printf '%s\n' "$bin/symbols/symbolizer/team-a/$app_id" "$bin/symbols/symbolizer/team-a/$lib_id" | sort)
@@ -145,6 +159,53 @@ else
 		"app's build ID: $app_id"
 fi
 
+# ---- no debug information: one warning, per target, once ---------------------------
+# (the fixture's .bazelrc builds -c opt: //:libnodebug.so has no copts = ["-g"];
+# in the first build, //:release, app with its debug information stripped, had one)
+nodebug_warning='lidiagen: warning: //:libnodebug.so has no debug information: its symbol file has function names only'
+warned() { grep -c 'has no debug information' "$work/$1.err"; }
+bz nodebug build //:nodebug_symbols --disk_cache="$dc"
+bz nodebug2 build //:nodebug_symbols --disk_cache="$dc"
+if [ "$RC" -eq 0 ] && [ "$(grep -cF "$nodebug_warning" "$work/nodebug.err")" = 1 ] && [ "$(warned nodebug)" = 1 ] &&
+	[ "$(warned nodebug2)" = 0 ] && [ "$(warned build)" = 1 ] &&
+	grep -q '^lidiagen: warning: //:release has no debug information' "$work/build.err"; then
+	ok "a binary without debug information: one warning naming it, not again on a rebuild; none for -g targets (//:app)"
+else
+	not_ok "a binary without debug information: one warning naming it, not again on a rebuild; none for -g targets (//:app)" \
+		"exit $RC" "$(grep -B1 'has no debug' "$work/nodebug.err" "$work/nodebug2.err" "$work/build.err")"
+fi
+
+# ---- the toolchain -----------------------------------------------------------------
+# The default toolchain runs --@lidiagen//:tool (here a stub that fails); a
+# registered toolchain of the project's own comes first.
+bz notool build //:symbols --@lidiagen//:tool=@lidiagen_vendored//:no_lidiagen
+bz owntc build //:symbols --@lidiagen//:tool=@lidiagen_vendored//:no_lidiagen --extra_toolchains=//tools:own_toolchain
+if [ "$RC" -eq 0 ] && grep -q 'no lidiagen beside it' "$work/notool.err" &&
+	[ "$(find -L "$bin/symbols" -type f | sort)" = "$want" ]; then
+	ok "lidiagen comes from the toolchain type @lidiagen//:toolchain_type: the default runs --@lidiagen//:tool, a registered lidia_toolchain comes first"
+else
+	not_ok "lidiagen comes from the toolchain type @lidiagen//:toolchain_type: the default runs --@lidiagen//:tool, a registered lidia_toolchain comes first" \
+		"exit $RC" "$(grep -E 'ERROR|lidiagen' "$work/notool.err" "$work/owntc.err" | head -n 10)"
+fi
+
+# ---- lidia_collect: the aspect's trees, one tree ------------------------------------
+bz collect build //:collected --disk_cache="$dc"
+want_c=$(printf '%s\n' "$bin/collected/symbolizer/anonymous/$app_id" "$bin/collected/symbolizer/anonymous/$lib_id" | sort)
+got_c=$(find -L "$bin/collected" -type f 2>/dev/null | sort)
+if [ "$RC" -eq 0 ] && [ "$got_c" = "$want_c" ] && cmp -s "$bin/collected/symbolizer/anonymous/$app_id" "$bin/app.lidia/symbolizer/anonymous/$app_id"; then
+	ok "lidia_collect(targets = [a filegroup]): one tree of both binaries' files, the aspect's own"
+else
+	not_ok "lidia_collect(targets = [a filegroup]): one tree of both binaries' files, the aspect's own" "exit $RC" \
+		"expected:" "$want_c" "got:" "$got_c" "$(grep ERROR "$work/collect.err" | head -5)"
+fi
+run "$work/verify" "$LIDIAGEN" verify "$bin/collected"
+if [ "$RC" -eq 0 ] && [ -n "$got_c" ]; then
+	ok "lidiagen verify takes lidia_collect's tree as lidiagen upload does (a directory of keys)"
+else
+	not_ok "lidiagen verify takes lidia_collect's tree as lidiagen upload does (a directory of keys)" "exit $RC" \
+		"$(first_lines 5 "$work/verify.err")"
+fi
+
 # ---- caching ---------------------------------------------------------------------
 bz again build "${targets[@]}" --disk_cache="$dc"
 if [ "$RC" -eq 0 ] && ran_nothing again; then
@@ -184,13 +245,14 @@ fi
 # ---- the aspect ------------------------------------------------------------------
 aspect=(--aspects=@lidiagen//:defs.bzl%lidia_aspect --output_groups=lidia --@lidiagen//:tenant=aspect-t
 	--@lidiagen//:options=--no-inlines
-	--disk_cache="$dc" -- //... -//vendored/...)
+	--disk_cache="$dc" -- //... -//vendored:default_tool)
 bz aspect build "${aspect[@]}"
 want_a=$(printf '%s\n' "$bin/app.lidia/symbolizer/aspect-t/$app_id" \
-	"$bin/libshapes.so.lidia/symbolizer/aspect-t/$lib_id" | sort)
+	"$bin/libshapes.so.lidia/symbolizer/aspect-t/$lib_id" \
+	"$bin/libnodebug.so.lidia/symbolizer/aspect-t/$(build_id "$bin/libnodebug.so")" | sort)
 got_a=$(find -L "$bin" -path '*.lidia/*' -type f | sort)
 if [ "$RC" -eq 0 ] && [ "$got_a" = "$want_a" ]; then
-	ok "bazel build --aspects=...lidia_aspect --output_groups=lidia //...: a tree per cc_binary"
+	ok "bazel build --aspects=...lidia_aspect --output_groups=lidia //... (a vendored copy's rule too): a tree per cc_binary, no conflict"
 elif [ "$RC" -ne 0 ]; then
 	bazel_fail "bazel build --aspects=...lidia_aspect --output_groups=lidia //...: a tree per cc_binary" aspect
 else
@@ -227,10 +289,10 @@ fi
 
 # ---- a vendored plugin: the tool by label -----------------------------------------
 bz vendored_default build //vendored:default_tool
-if [ "$RC" -ne 0 ] && grep -q 'no lidiagen beside it' "$work/vendored_default.err"; then
-	ok "a plugin copy without lidiagen fails, saying to set the tool"
+if [ "$RC" -ne 0 ] && grep -q 'no lidiagen beside it.*--@lidiagen_vendored//:tool=<label>' "$work/vendored_default.err"; then
+	ok "a plugin copy without lidiagen fails, naming its own flag --@lidiagen_vendored//:tool"
 else
-	not_ok "a plugin copy without lidiagen fails, saying to set the tool" "exit $RC" \
+	not_ok "a plugin copy without lidiagen fails, naming its own flag --@lidiagen_vendored//:tool" "exit $RC" \
 		"$(grep -E 'ERROR|lidiagen' "$work/vendored_default.err" | head -n 10)"
 fi
 bz vendored_own build //vendored:own_tool

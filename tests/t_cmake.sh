@@ -9,8 +9,13 @@
 # no-op rebuild runs nothing and rewrites nothing; touching one source rewrites
 # only that target's file; a relink that changes the build ID replaces the old
 # key; clean removes the outputs; the file names as PREFIX_MAP (or
-# -DLIDIAGEN_PREFIX_MAP) maps them, or as compiled. Then the install helper,
-# LIDIAGEN_ENABLE=OFF and the errors of a package without its command.
+# -DLIDIAGEN_PREFIX_MAP) maps them, or as compiled; "Found lidiagen" with its
+# version; a warning per target built without -g (Release). Then the install
+# helper; an EXCLUDE_FROM_ALL target; a target taken out of the call; the Ninja
+# job pool; an OUTPUT_DIR holding other files (refused), relative or absolute
+# (built and installed); README's optional find_package with LIDIAGEN_ENABLE=OFF
+# on a machine without lidiagen; COMPONENTS and lidiagen::lidia; the errors of a
+# package without its command or with one that is not lidiagen.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 top=$(cd "$TESTS_DIR/.." && pwd)
@@ -39,6 +44,9 @@ fi
 # Builds below must not inherit the flags of a `make test` around this script.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 export CMAKE_BUILD_PARALLEL_LEVEL=2
+
+# flat FILE: CMake's message, with its line wrapping undone.
+flat() { tr '\n' ' ' <"$1" | tr -s ' '; }
 
 # snapshot FILE...: name, inode and mtime (ns) of each file; a rewrite (new
 # file renamed into place) changes the inode.
@@ -92,6 +100,15 @@ exercise() {
 			"LIDIAGEN_EXECUTABLE=$exe, expected $prefix/bin/lidiagen"
 	fi
 
+	local version
+	version=$("$prefix/bin/lidiagen" --version | sed -n '1s/^lidiagen \([^ ]*\).*/\1/p')
+	if grep -qF -- "-- Found lidiagen: $prefix/bin/lidiagen (found version \"$version\")" "$work/$name.configure.out"; then
+		ok "$name: configure says Found lidiagen: PATH (found version \"$version\")"
+	else
+		not_ok "$name: configure says Found lidiagen: PATH (found version \"$version\")" \
+			"$(grep -i lidiagen "$work/$name.configure.out")"
+	fi
+
 	run "$work/$name.build" "${build[@]}"
 	if [ "$RC" -ne 0 ]; then
 		not_ok "$name: build" "$(tail -n 20 "$work/$name.build.out")" "$(tail -n 20 "$work/$name.build.err")"
@@ -116,6 +133,21 @@ exercise() {
 	else
 		not_ok "$name: a target without a build ID is skipped with a warning, the build goes on" \
 			"$(grep -i nobid "$work/$name.build.out" "$work/$name.build.err")"
+	fi
+	# Release has no -g: one warning per target; RelWithDebInfo has none.
+	local warned
+	warned=$(cat "$work/$name.build.out" "$work/$name.build.err" | grep 'has no debug information' | sort)
+	if [ "$config" = Release ]; then
+		if [ "$(grep -c . <<<"$warned")" = 2 ] && grep -q '^lidiagen: warning: app has no debug information in this configuration (Release)' <<<"$warned" &&
+			grep -q '^lidiagen: warning: greet has no debug' <<<"$warned"; then
+			ok "$name: Release: one warning per target without debug information (app, greet)"
+		else
+			not_ok "$name: Release: one warning per target without debug information (app, greet)" "$warned"
+		fi
+	elif [ -n "$warned" ]; then
+		not_ok "$name: RelWithDebInfo: no warning of missing debug information" "$warned"
+	else
+		ok "$name: RelWithDebInfo: no warning of missing debug information"
 	fi
 	local f bad=""
 	for f in $got; do
@@ -188,14 +220,28 @@ exercise() {
 			"exit $RC; old $lib_key, new $new_lib_key" "expected:" "$expected" "got:" "$got"
 	fi
 
-	# clean removes the outputs; lidia_symbols makes them again.
+	# clean removes an output directory inside the build tree, and leaves
+	# one outside it alone; lidia_symbols makes the files again.
 	run "$work/$name.clean" "${build[@]}" --target clean
 	got=$(lidia_files "$out")
-	if [ "$RC" -eq 0 ] && [ -z "$got" ]; then
-		ok "$name: clean removes the symbol files"
-	else
-		not_ok "$name: clean removes the symbol files" "exit $RC" "left:" "$got"
-	fi
+	case $out in
+	"$b"/*)
+		if [ "$RC" -eq 0 ] && [ -z "$got" ]; then
+			ok "$name: clean removes the symbol files of an output directory in the build tree"
+		else
+			not_ok "$name: clean removes the symbol files of an output directory in the build tree" \
+				"exit $RC" "left:" "$got"
+		fi
+		;;
+	*)
+		if [ "$RC" -eq 0 ] && [ "$got" = "$expected" ]; then
+			ok "$name: clean leaves an output directory outside the build tree alone"
+		else
+			not_ok "$name: clean leaves an output directory outside the build tree alone" \
+				"exit $RC" "expected:" "$expected" "got:" "$got"
+		fi
+		;;
+	esac
 	run "$work/$name.again" "${build[@]}" --target lidia_symbols
 	got=$(lidia_files "$out")
 	if [ "$RC" -eq 0 ] && [ "$got" = "$expected" ]; then
@@ -239,24 +285,122 @@ if [ -n "$make_build" ]; then
 	fi
 fi
 
-# ---- LIDIAGEN_ENABLE=OFF, and a package without its command ---------------------
+# ---- targets and steps ------------------------------------------------------------
+# project DIR-NAME [SED-EXPR]: a fresh copy of the fixture in $work/DIR-NAME-src,
+# edited by SED-EXPR in its CMakeLists.txt.
+project() {
+	rm -rf "$work/$1-src" "$work/$1-build"
+	cp -R "$FIXTURES_SRC/cmake" "$work/$1-src"
+	[ -z "${2:-}" ] || sed -i "$2" "$work/$1-src/CMakeLists.txt"
+}
+if [ -n "$make_build" ]; then
+	extra_key=
+	run "$work/extra" cmake --build "$make_build" --target lidia_symbols_extra
+	[ -x "$make_build/extra" ] && extra_key=$(key_path "$make_build/lidia" pyroscope anonymous "$make_build/extra")
+	if [ "$RC" -eq 0 ] && [ -n "$extra_key" ] && [ -f "$extra_key" ]; then
+		ok "an EXCLUDE_FROM_ALL target: out of the default build and lidia_symbols; lidia_symbols_extra builds it and its file"
+	else
+		not_ok "an EXCLUDE_FROM_ALL target: out of the default build and lidia_symbols; lidia_symbols_extra builds it and its file" \
+			"exit $RC" "$(lidia_files "$make_build/lidia")" "$(tail -n 5 "$work/extra.err")"
+	fi
+	# A target taken out of the call: its file goes when CMake next runs.
+	sed -i 's/^lidiagen_add_symbols(app nobid extra)/lidiagen_add_symbols(nobid extra)/' "$work/make-src/CMakeLists.txt"
+	app_key=$(key_path "$make_build/lidia" pyroscope anonymous "$make_build/app")
+	before=$(lidia_files "$make_build/lidia")
+	run "$work/dropped" cmake "$make_build"
+	got=$(lidia_files "$make_build/lidia")
+	if [ "$RC" -eq 0 ] && [ -f "$extra_key" ] && grep -qxF "$app_key" <<<"$before" &&
+		[ "$got" = "$(grep -vxF "$app_key" <<<"$before")" ]; then
+		ok "a target no longer given to lidiagen_add_symbols loses its file at the next configure, the others stay"
+	else
+		not_ok "a target no longer given to lidiagen_add_symbols loses its file at the next configure, the others stay" \
+			"exit $RC" "before:" "$before" "after:" "$got"
+	fi
+fi
+
+# The Ninja job pool, and lidiagen -j 1 under Makefiles.
+ninja_pool=$(grep -B3 -A12 'Lidia symbols of app' "$work/ninja-build/build.ninja" 2>/dev/null | grep -c 'pool = lidiagen')
+if grep -q '^pool lidiagen$' "$work/ninja-build/build.ninja" "$work/ninja-build/CMakeFiles/rules.ninja" 2>/dev/null &&
+	[ "$ninja_pool" -ge 1 ] && grep -q -- '-j;1' "$work/make-build/CMakeFiles/lidiagen/greet.params.cmake" 2>/dev/null; then
+	ok "the steps run in the Ninja job pool lidiagen (depth 1); under Makefiles each runs lidiagen -j 1"
+else
+	not_ok "the steps run in the Ninja job pool lidiagen (depth 1); under Makefiles each runs lidiagen -j 1" \
+		"$(grep -n 'pool' "$work/ninja-build/build.ninja" | head -5)" \
+		"$(cat "$work/make-build/CMakeFiles/lidiagen/greet.params.cmake" 2>&1)"
+fi
+
+# ---- the output directory: its own, relative or absolute ---------------------------
+# A directory holding other files is refused at configure time, and left as it was.
+shared=$work/shared-dir
+rm -rf "$shared"
+mkdir -p "$shared"
+echo keep >"$shared/notes.txt"
+project shared
+run "$work/shared" cmake -S "$work/shared-src" -B "$work/shared-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+	-DLIDIAGEN_OUTPUT_DIR="$shared"
+if [ "$RC" -ne 0 ] && flat "$work/shared.err" | grep -q "OUTPUT_DIR '$shared' holds 1 files this build did not write" &&
+	[ "$(cat "$shared/notes.txt")" = keep ] && [ "$(find "$shared" | wc -l)" = 2 ]; then
+	ok "an OUTPUT_DIR holding other files is refused at configure time, and left as it was"
+else
+	not_ok "an OUTPUT_DIR holding other files is refused at configure time, and left as it was" "exit $RC" \
+		"$(first_lines 10 "$work/shared.err")" "$(find "$shared")"
+fi
+
+# Relative (to the build tree, from any directory) and absolute: built and installed.
+for kind in relative absolute; do
+	project "$kind"
+	b=$work/$kind-build
+	dir=symtree
+	[ "$kind" = absolute ] && dir=$work/abs-symtree && rm -rf "$dir"
+	run "$work/$kind" cmake -S "$work/$kind-src" -B "$b" -G "Unix Makefiles" -DCMAKE_PREFIX_PATH="$prefix" \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIDIAGEN_OUTPUT_DIR="$dir"
+	[ "$RC" -eq 0 ] && run "$work/$kind.build" cmake --build "$b"
+	[ "$RC" -eq 0 ] && run "$work/$kind.install" cmake --install "$b" --prefix "$work/$kind-inst"
+	tree=$dir
+	[ "$kind" = relative ] && tree=$b/symtree
+	want=$(printf '%s\n' "$(key_path "$tree" pyroscope anonymous "$b/app")" \
+		"$(key_path "$tree" pyroscope anonymous "$b/greet/libgreet.so.1.2.3")" | sort)
+	got=$(lidia_files "$tree")
+	inst=$(lidia_files "$work/$kind-inst/share/lidia" | sed "s|^$work/$kind-inst/share/lidia|$tree|")
+	if [ "$RC" -eq 0 ] && [ "$got" = "$want" ] && [ "$inst" = "$want" ]; then
+		ok "-DLIDIAGEN_OUTPUT_DIR=$dir ($kind): both targets' files in $tree, and cmake --install installs them"
+	else
+		not_ok "-DLIDIAGEN_OUTPUT_DIR=$dir ($kind): both targets' files in $tree, and cmake --install installs them" \
+			"exit $RC" "expected:" "$want" "built:" "$got" "installed:" "$inst" \
+			"$(tail -n 5 "$work/$kind.install.err" 2>/dev/null)"
+	fi
+done
+
+# ---- optional: LIDIAGEN_ENABLE=OFF, and a package without its command -------------
+# The fixture finds lidiagen as README.md says; OFF needs no lidiagen at all.
+project off
+run "$work/off" cmake -S "$work/off-src" -B "$work/off-build" -G Ninja -DLIDIAGEN_ENABLE=OFF
+[ "$RC" -eq 0 ] && run "$work/off.build" cmake --build "$work/off-build" --target all lidia_symbols
+if [ "$RC" -eq 0 ] && [ ! -e "$work/off-build/lidia" ] && ! grep -q 'Lidia symbols' "$work/off.build.out"; then
+	ok "README's optional find_package: LIDIAGEN_ENABLE=OFF builds with no lidiagen package, writes nothing, lidia_symbols exists"
+else
+	not_ok "README's optional find_package: LIDIAGEN_ENABLE=OFF builds with no lidiagen package, writes nothing, lidia_symbols exists" \
+		"exit $RC" "$(tail -n 10 "$work/off.err")" "$(tail -n 10 "$work/off.build.err" 2>/dev/null)"
+fi
+project on
+run "$work/on" cmake -S "$work/on-src" -B "$work/on-build" -G Ninja
+if [ "$RC" -ne 0 ] && grep -q 'lidiagenConfig.cmake' "$work/on.err"; then
+	ok "README's optional find_package: ON (the default) without lidiagen fails at find_package"
+else
+	not_ok "README's optional find_package: ON (the default) without lidiagen fails at find_package" \
+		"exit $RC" "$(first_lines 10 "$work/on.err")"
+fi
 nobin=$work/nobin
 mkdir -p "$nobin/lib"
 cp -R "$prefix/lib/cmake" "$nobin/lib/"
-src=$work/off-src
-rm -rf "$src" "$work/off-build"
-cp -R "$FIXTURES_SRC/cmake" "$src"
-run "$work/off" cmake -S "$src" -B "$work/off-build" -G Ninja -DCMAKE_PREFIX_PATH="$nobin" -DLIDIAGEN_ENABLE=OFF
-[ "$RC" -eq 0 ] && run "$work/off.build" cmake --build "$work/off-build" --target all lidia_symbols
-if [ "$RC" -eq 0 ] && [ ! -e "$work/off-build/lidia" ] && ! grep -q 'Lidia symbols' "$work/off.build.out"; then
-	ok "LIDIAGEN_ENABLE=OFF: builds with no lidiagen at all, writes nothing, lidia_symbols still exists"
-else
-	not_ok "LIDIAGEN_ENABLE=OFF: builds with no lidiagen at all, writes nothing, lidia_symbols still exists" \
-		"exit $RC" "$(tail -n 10 "$work/off.err")" "$(tail -n 10 "$work/off.build.err" 2>/dev/null)"
-fi
 
-# flat FILE: CMake's message, with its line wrapping undone.
-flat() { tr '\n' ' ' <"$1" | tr -s ' '; }
+# probe NAME CMAKE-ARGS...: configure the probe project afresh (output in $work/NAME.*).
+probe() {
+	local name=$1
+	shift
+	rm -rf "$work/probe-build"
+	run "$work/$name" cmake -S "$work/probe" -B "$work/probe-build" "$@"
+}
 
 # A project that only needs the find_package() step, to see its errors fast.
 mkdir -p "$work/probe"
@@ -265,8 +409,7 @@ cmake_minimum_required(VERSION 3.20)
 project(probe NONE)
 find_package(lidiagen CONFIG REQUIRED)
 EOF
-rm -rf "$work/probe-build"
-PATH=/usr/bin:/bin run "$work/nobin" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$nobin"
+PATH=/usr/bin:/bin probe nobin -DCMAKE_PREFIX_PATH="$nobin"
 if [ "$RC" -ne 0 ] && flat "$work/nobin.err" | grep -q "no lidiagen command in $nobin/bin" &&
 	grep -q 'LIDIAGEN_EXECUTABLE' "$work/nobin.err"; then
 	ok "a package without its command fails find_package(REQUIRED) and says what to do"
@@ -274,8 +417,7 @@ else
 	not_ok "a package without its command fails find_package(REQUIRED) and says what to do" \
 		"exit $RC" "$(first_lines 20 "$work/nobin.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/badexe" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix" \
+probe badexe -DCMAKE_PREFIX_PATH="$prefix" \
 	-DLIDIAGEN_EXECUTABLE="$work/no-such-lidiagen"
 if [ "$RC" -ne 0 ] && flat "$work/badexe.err" | grep -q "LIDIAGEN_EXECUTABLE is '$work/no-such-lidiagen', which does not exist"; then
 	ok "-DLIDIAGEN_EXECUTABLE naming no file is a clear configure error"
@@ -283,17 +425,79 @@ else
 	not_ok "-DLIDIAGEN_EXECUTABLE naming no file is a clear configure error" "exit $RC" \
 		"$(first_lines 20 "$work/badexe.err")"
 fi
-rm -rf "$work/probe-build"
-run "$work/goodexe" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$nobin" \
+probe goodexe -DCMAKE_PREFIX_PATH="$nobin" \
 	-DLIDIAGEN_EXECUTABLE="$prefix/bin/lidiagen"
 if [ "$RC" -eq 0 ]; then
 	ok "-DLIDIAGEN_EXECUTABLE=PATH supplies the command the package lacks"
 else
 	not_ok "-DLIDIAGEN_EXECUTABLE=PATH supplies the command the package lacks" "$(first_lines 20 "$work/goodexe.err")"
 fi
-rm -rf "$work/probe-build"
+probe true -DCMAKE_PREFIX_PATH="$prefix" \
+	-DLIDIAGEN_EXECUTABLE=/bin/true
+if [ "$RC" -ne 0 ] && flat "$work/true.err" | grep -q "'/bin/true --version' printed '[^']*', not 'lidiagen VERSION': it is not lidiagen"; then
+	ok "-DLIDIAGEN_EXECUTABLE=/bin/true: not lidiagen, says so (no 'failed (0)')"
+else
+	not_ok "-DLIDIAGEN_EXECUTABLE=/bin/true: not lidiagen, says so (no 'failed (0)')" "exit $RC" \
+		"$(first_lines 20 "$work/true.err")"
+fi
+probe offpkg -DCMAKE_PREFIX_PATH="$nobin" -DLIDIAGEN_ENABLE=OFF
+if [ "$RC" -eq 0 ]; then
+	ok "LIDIAGEN_ENABLE=OFF: the package without its command is found, to do nothing"
+else
+	not_ok "LIDIAGEN_ENABLE=OFF: the package without its command is found, to do nothing" "$(first_lines 20 "$work/offpkg.err")"
+fi
+
+# COMPONENTS: lidiagen and lidia exist, nothing else; lidiagen::lidia links a reader.
+sed -i 's/find_package(lidiagen CONFIG REQUIRED)/find_package(lidiagen CONFIG REQUIRED COMPONENTS lidiagen nosuch)/' \
+	"$work/probe/CMakeLists.txt"
+probe nosuch -DCMAKE_PREFIX_PATH="$prefix"
+if [ "$RC" -ne 0 ] && flat "$work/nosuch.err" | grep -q "component 'nosuch' not found"; then
+	ok "find_package(lidiagen COMPONENTS lidiagen nosuch) fails, naming nosuch"
+else
+	not_ok "find_package(lidiagen COMPONENTS lidiagen nosuch) fails, naming nosuch" "exit $RC" \
+		"$(first_lines 20 "$work/nosuch.err")"
+fi
+mkdir -p "$work/reader"
+cat >"$work/reader/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.20)
+project(reader C)
+find_package(lidiagen CONFIG REQUIRED COMPONENTS lidia)
+add_executable(reader reader.c)
+target_link_libraries(reader PRIVATE lidiagen::lidia)
+EOF
+cat >"$work/reader/reader.c" <<'EOF'
+#include <lidia.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	struct lidia_reader *r;
+	struct lidia_frame f[8];
+	unsigned long long va;
+	if (argc != 3 || lidia_reader_open(&r, argv[1], NULL) || sscanf(argv[2], "%llx", &va) != 1)
+		return 1;
+	int n = lidia_reader_lookup(r, va, f, 8);
+	if (n > 0)
+		printf("%.*s\n", (int)f[0].function.len, f[0].function.ptr);
+	lidia_reader_close(r);
+	return n > 0 ? 0 : 1;
+}
+EOF
+rm -rf "$work/reader-build"
+run "$work/reader" cmake -S "$work/reader" -B "$work/reader-build" -DCMAKE_PREFIX_PATH="$prefix"
+[ "$RC" -eq 0 ] && run "$work/reader.build" cmake --build "$work/reader-build"
+lib=$work/relative-build/greet/libgreet.so.1.2.3
+addr=$("$PYTHON" "$TESTS_LIB/elfsyms.py" funcs "$lib" 2>/dev/null | awk '$NF == "greet_count" { print $1; exit }')
+got=$(LD_LIBRARY_PATH=$prefix/lib "$work/reader-build/reader" \
+	"$(key_path "$work/relative-build/symtree" pyroscope anonymous "$lib")" "${addr:-0}" 2>&1)
+if [ "$RC" -eq 0 ] && [ "$got" = greet_count ]; then
+	ok "find_package(lidiagen COMPONENTS lidia): a program linked to lidiagen::lidia reads a symbol file (greet_count)"
+else
+	not_ok "find_package(lidiagen COMPONENTS lidia): a program linked to lidiagen::lidia reads a symbol file (greet_count)" \
+		"exit $RC" "$got" "$(tail -n 10 "$work/reader.err" "$work/reader.build.out" 2>/dev/null)"
+fi
+sed -i 's/ COMPONENTS lidiagen nosuch)/)/' "$work/probe/CMakeLists.txt"
 sed -i 's/find_package(lidiagen CONFIG REQUIRED)/find_package(lidiagen 99 CONFIG REQUIRED)/' "$work/probe/CMakeLists.txt"
-run "$work/version" cmake -S "$work/probe" -B "$work/probe-build" -DCMAKE_PREFIX_PATH="$prefix"
+probe version -DCMAKE_PREFIX_PATH="$prefix"
 if [ "$RC" -ne 0 ] && flat "$work/version.err" | grep -q 'compatible with requested version "99"'; then
 	ok "find_package(lidiagen 99) rejects this version"
 else

@@ -12,9 +12,11 @@ out=$(make -C "$top" -s install PREFIX=/usr DESTDIR="$stage" 2>&1)
 check "make install PREFIX=/usr DESTDIR=..." [ $? -eq 0 ] || diag "$out"
 for f in usr/bin/lidiagen usr/lib/liblidia.a usr/lib/liblidia.so usr/lib/liblidia.so.0 \
 	usr/include/lidia.h usr/lib/pkgconfig/lidia.pc usr/share/man/man1/lidiagen.1 usr/share/doc/lidiagen/lidia-v1.md \
-	usr/share/doc/lidiagen/publishing.md; do
+	usr/share/doc/lidiagen/publishing.md usr/share/doc/lidiagen/ci.md usr/share/doc/lidiagen/plugins.md; do
 	check "installed $f" [ -e "$stage/$f" ]
 done
+# The plugins' page, installed: the same text as plugins/README.md.
+check "installed plugins.md is plugins/README.md" cmp -s "$top/plugins/README.md" "$stage/usr/share/doc/lidiagen/plugins.md"
 check "lidia.pc names the prefix" grep -q '^prefix=/usr$' "$stage/usr/lib/pkgconfig/lidia.pc"
 
 cat > "$TEST_TMP/consumer.c" <<'C'

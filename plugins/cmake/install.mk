@@ -3,12 +3,15 @@
 # The top Makefile includes this file; PREFIX, BINDIR, LIBDIR, CMAKEDIR,
 # VERSION and DESTDIR come from there (the defaults below are the same).
 #   make install-cmake PREFIX=/usr DESTDIR=/tmp/stage
-# The package finds bin/lidiagen from its own place ($(CMAKEDIR) to $(BINDIR),
-# relative), so a staged or moved install uses its own command.
+# The package finds bin/lidiagen, liblidia.so and lidia.h from its own place
+# ($(CMAKEDIR) to $(BINDIR), $(LIBDIR), $(INCLUDEDIR), relative), so a staged or
+# moved install uses its own.
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+SOMAJOR  ?= 0
 CMAKEDIR ?= $(LIBDIR)/cmake/lidiagen
 LIDIAGEN_CMAKE_SRC := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 LIDIAGEN_CMAKE_VERSION = $(or $(VERSION),$(shell sed -n 's/^\#define LIDIA_VERSION_STRING "\(.*\)"/\1/p' \
@@ -20,7 +23,10 @@ LIDIAGEN_CMAKE_FILES := lidiagenConfig.cmake lidiagenConfigVersion.cmake lidiage
 install-cmake:
 	install -d $(DESTDIR)$(CMAKEDIR)
 	rel=$$(realpath -m --relative-to='$(CMAKEDIR)' '$(BINDIR)') && \
-		sed -e "s|@BINDIR_REL@|$$rel|g" -e 's|@BINDIR@|$(BINDIR)|g' \
+		lib=$$(realpath -m --relative-to='$(CMAKEDIR)' '$(LIBDIR)') && \
+		inc=$$(realpath -m --relative-to='$(CMAKEDIR)' '$(INCLUDEDIR)') && \
+		sed -e "s|@BINDIR_REL@|$$rel|g" -e 's|@BINDIR@|$(BINDIR)|g' -e "s|@LIBDIR_REL@|$$lib|g" \
+		-e "s|@INCLUDEDIR_REL@|$$inc|g" -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
 		$(LIDIAGEN_CMAKE_SRC)/lidiagenConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/lidiagenConfig.cmake
 	sed -e 's|@VERSION@|$(LIDIAGEN_CMAKE_VERSION)|g' $(LIDIAGEN_CMAKE_SRC)/lidiagenConfigVersion.cmake.in \
 		> $(DESTDIR)$(CMAKEDIR)/lidiagenConfigVersion.cmake

@@ -1,8 +1,8 @@
 # lidiagen-run.cmake: the build step lidiagen_add_symbols() adds for one target.
 #   cmake -DLIDIAGEN_PARAMS=<target>.params.cmake -P lidiagen-run.cmake
 # The params file (written at generate time) sets LIDIAGEN_EXECUTABLE,
-# LIDIAGEN_TARGET, LIDIAGEN_INPUT, LIDIAGEN_OUTPUT_DIR, LIDIAGEN_RECORD and
-# LIDIAGEN_ARGS.
+# LIDIAGEN_TARGET, LIDIAGEN_INPUT, LIDIAGEN_OUTPUT_DIR, LIDIAGEN_RECORD,
+# LIDIAGEN_CONFIG and LIDIAGEN_ARGS.
 #
 # Runs `lidiagen INPUT -o OUTPUT_DIR ARGS...`, which writes each file under its
 # final key by temporary file + rename, and reads the keys it wrote from the
@@ -10,6 +10,8 @@
 # record, the build step's declared output, lists those files; a file the
 # previous run of this target wrote and this one did not (the old build ID of a
 # relinked target) is removed, unless another target's record lists it too.
+# A target whose file has no line rows (built without -g in this
+# configuration) gets one warning, unless symbols only were asked for.
 cmake_minimum_required(VERSION 3.20)
 
 if(NOT LIDIAGEN_PARAMS OR NOT EXISTS "${LIDIAGEN_PARAMS}")
@@ -36,6 +38,7 @@ if(NOT rc EQUAL 0)
 endif()
 
 set(written "")
+set(no_lines TRUE)
 string(LENGTH "${out_dir}/" prefix_len)
 string(REGEX MATCHALL "[^\n]+" lines "${report}")
 foreach(line IN LISTS lines)
@@ -49,8 +52,19 @@ foreach(line IN LISTS lines)
 	string(SUBSTRING "${path}" 0 ${prefix_len} head)
 	if(head STREQUAL "${out_dir}/" AND EXISTS "${path}")
 		list(APPEND written "${path}")
+		if(NOT line MATCHES " 0 line rows\\)")
+			set(no_lines FALSE)
+		endif()
 	endif()
 endforeach()
+if(written AND no_lines AND NOT args MATCHES "(^|;)(--symbols-only|--no-lines)(;|$)")
+	set(config "")
+	if(LIDIAGEN_CONFIG)
+		set(config " (${LIDIAGEN_CONFIG})")
+	endif()
+	message("lidiagen: warning: ${LIDIAGEN_TARGET} has no debug information in this configuration${config}: "
+		"its symbol file has function names only; compile it with -g (e.g. RelWithDebInfo) for files and lines")
+endif()
 
 # The files of the previous run that this one did not write.
 get_filename_component(record_dir "${LIDIAGEN_RECORD}" DIRECTORY)
