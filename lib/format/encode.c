@@ -187,10 +187,22 @@ static void cut(struct pieces *ps, unsigned threads, unsigned char *out)
 	}
 }
 
-static int run_pieces(struct pieces *ps, unsigned threads)
+/*
+ * The tables cut into pieces (cut()) and each run (run_piece()): *out (to be
+ * freed) holds them, their CRCs when to is NULL, else their bytes are at to.
+ */
+static int run_pieces(const struct tables *t, unsigned threads, unsigned char *to,
+		      struct pieces **out)
 {
-	int err = run_items(ps->n, threads ? threads : 1, NULL, run_piece, ps);
+	struct pieces *ps = malloc(sizeof(*ps));
+	int err;
 
+	*out = ps;
+	if (!ps)
+		return -ENOMEM;
+	ps->t = t;
+	cut(ps, threads, to);
+	err = run_items(ps->n, threads ? threads : 1, NULL, run_piece, ps);
 	for (size_t i = 0; i < ps->n && !err; i++)
 		err = ps->v[i].err;
 	return err;
@@ -198,17 +210,12 @@ static int run_pieces(struct pieces *ps, unsigned threads)
 
 int tables_crc(const struct tables *t, unsigned threads, uint32_t crc[NTABLES])
 {
-	struct pieces *ps = malloc(sizeof(*ps));
-	int err;
+	struct pieces *ps;
+	int err = run_pieces(t, threads, NULL, &ps);
 
-	if (!ps)
-		return -ENOMEM;
-	ps->t = t;
-	cut(ps, threads, NULL);
-	err = run_pieces(ps, threads);
 	for (int k = 0; k < NTABLES; k++)
 		crc[k] = 0;
-	for (size_t i = 0; i < ps->n && !err; i++) {
+	for (size_t i = 0; !err && i < ps->n; i++) {
 		const struct piece *p = &ps->v[i];
 		uint64_t len = (uint64_t)(p->hi - p->lo) * entry_size(t, p->table);
 
@@ -220,14 +227,9 @@ int tables_crc(const struct tables *t, unsigned threads, uint32_t crc[NTABLES])
 
 int tables_encode(const struct tables *t, unsigned threads, unsigned char *out)
 {
-	struct pieces *ps = malloc(sizeof(*ps));
-	int err;
+	struct pieces *ps;
+	int err = run_pieces(t, threads, out, &ps);
 
-	if (!ps)
-		return -ENOMEM;
-	ps->t = t;
-	cut(ps, threads, out);
-	err = run_pieces(ps, threads);
 	free(ps);
 	return err;
 }
