@@ -103,7 +103,9 @@ grep -- '-- Found lidiagen' "$WORK/configure.log" >&2 || true
 start=$(date +%s.%N)
 cmake --build "$b" >"$WORK/build.log" 2>&1 || die "build failed: $(tail -n 20 "$WORK/build.log")"
 secs=$(echo "$(date +%s.%N) - $start" | bc)
-steps=$(grep -c 'Lidia symbols of' "$WORK/build.log" || true)
+# lidiagen runs with each link ("Lidia symbols of T (after its link)"); the
+# build step after it (its comment, "Lidia symbols of T") finds nothing to do.
+steps=$(grep -c 'Lidia symbols of .* (after its link)' "$WORK/build.log" || true)
 tree=$b/lidia
 files=$(find "$tree" -type f | sort)
 nfiles=$(grep -c . <<<"$files" || true)
@@ -114,7 +116,8 @@ noop=$(grep -c 'Lidia symbols of' "$WORK/noop.log" || true)
 prog_src=$(compgen -G "$src/../../programs/zstdcli.c" | head -n 1)
 touch "$prog_src"
 cmake --build "$b" >"$WORK/edit.log" 2>&1
-edit=$(grep -o 'Lidia symbols of [^ ]*' "$WORK/edit.log" | tr '\n' ' ')
+edit=$(grep -o 'Lidia symbols of [^ ]* (after its link)' "$WORK/edit.log" | sed 's/ (after its link)//' |
+	tr '\n' ' ')
 
 # ---- agreement with llvm-symbolizer-16 -------------------------------------------
 # lib_dwarf_real.py reads a package layout: the targets as the "main package",
@@ -144,11 +147,22 @@ python3 "$here/lib_dwarf_real.py" --lidiagen "$cmp_dir/lidiagen" --name "$PKG (C
 	--main "$cmp_dir/main" --dbg "$cmp_dir/dbg" --oracle llvm --work "$cmp_dir/work" \
 	--samples "$SAMPLES" --jobs "$JOBS" --summary "$summary"
 
+# ---- --target zstd alone after an edit: its new file comes with its link --------
+before_files=$files
+cp "$prog_src" "$WORK/zstdcli.c.orig"
+printf '\nint lidiagen_bench_extra(int x) { return x + 7; }\n' >>"$prog_src"
+target_rc=0
+cmake --build "$b" --target zstd >"$WORK/target.log" 2>&1 || target_rc=$?
+cp "$WORK/zstdcli.c.orig" "$prog_src"
+after_files=$(find "$tree" -type f | sort)
+changed=$(comm -3 <(echo "$before_files") <(echo "$after_files") | grep -c . || true)
+
 echo
 echo "$PKG's CMake build with lidiagen_add_symbols(zstd libzstd_shared), Ninja, -j$JOBS:"
 printf '  target: %s\n' "${targets[@]}"
 echo "  build: $steps symbol steps, $nfiles files under build/lidia, ${secs%???????} s for the whole build"
 echo "  no-op rebuild: $noop symbol steps; after touching programs/zstdcli.c: ${edit:-none}"
+echo "  --target zstd after an edit of zstdcli.c: exit $target_rc, $(grep -c . <<<"$after_files") files, $changed keys changed (zstd's old one gone, its new one there)"
 python3 - "$summary" <<'EOF'
 import json, sys
 for l in open(sys.argv[1]):
@@ -159,4 +173,5 @@ EOF
 ok=1
 [ "$nfiles" = "${#targets[@]}" ] && [ "$steps" = "${#targets[@]}" ] || ok=0
 [ "$noop" = 0 ] && [ "$edit" = "Lidia symbols of zstd " ] || ok=0
+[ "$target_rc" = 0 ] && [ "$changed" = 2 ] && [ "$(grep -c . <<<"$after_files")" = "$nfiles" ] || ok=0
 [ $ok = 1 ] || { say "unexpected: see $WORK/*.log"; exit 1; }

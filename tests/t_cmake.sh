@@ -205,6 +205,23 @@ exercise() {
 			"$(grep -E 'Lidia|Linking' "$work/$name.touch.out")" "before:" "$before" "after:" "$app_after" "$lib_after"
 	fi
 
+	# Change app's code and build app alone (--target app): its link brings
+	# its step, so the new build ID's file replaces the old one at once.
+	printf 'extern "C" int app_extra(int x)\n{\n\treturn x + 7;\n}\n' >>"$src/main.cpp"
+	run "$work/$name.apponly" "${build[@]}" --target app
+	local new_app_key
+	new_app_key=$(key_path "$out" "$layout" "$tenant" "$app")
+	if [ "$RC" -eq 0 ] && [ "$new_app_key" != "$app_key" ] && [ -f "$new_app_key" ] &&
+		[ ! -e "$app_key" ] && [ -f "$lib_key" ]; then
+		ok "$name: --target app after an edit: app's file under its new build ID, the old one gone"
+	else
+		not_ok "$name: --target app after an edit: app's file under its new build ID, the old one gone" \
+			"exit $RC" "old $app_key: $([ -e "$app_key" ] && echo there || echo gone)" \
+			"new $new_app_key: $([ -f "$new_app_key" ] && echo there || echo missing)" \
+			"$(grep -E 'Lidia|Linking|rror' "$work/$name.apponly.out" | head -5)"
+	fi
+	app_key=$new_app_key
+
 	# Change the library's code: a new build ID replaces the old key.
 	printf 'int greet_extra(int x)\n{\n\treturn x * 3;\n}\n' >>"$src/greet/greet.c"
 	run "$work/$name.change" "${build[@]}"

@@ -1,5 +1,7 @@
 # lidiagen-run.cmake: the build step lidiagen_add_symbols() adds for one target.
 #   cmake -DLIDIAGEN_PARAMS=<target>.params.cmake -P lidiagen-run.cmake
+# and the target's link launcher (RULE_LAUNCH_LINK), which links first:
+#   cmake -DLIDIAGEN_PARAMS=... -DLIDIAGEN_LINK=ON -P lidiagen-run.cmake -- LINK COMMAND...
 # The params file (written at generate time) sets LIDIAGEN_EXECUTABLE,
 # LIDIAGEN_TARGET, LIDIAGEN_INPUT, LIDIAGEN_OUTPUT_DIR, LIDIAGEN_RECORD,
 # LIDIAGEN_CONFIG and LIDIAGEN_ARGS.
@@ -14,10 +16,63 @@
 # configuration) gets one warning, unless symbols only were asked for.
 cmake_minimum_required(VERSION 3.20)
 
+# Launched as the target's link (RULE_LAUNCH_LINK, LIDIAGEN_LINK): the link
+# command follows "--"; it runs first, then the step, and says so as the
+# build step would. With a multi-config generator LIDIAGEN_PARAMS_OF globs
+# every configuration's params: the one whose input the link writes is this
+# link's.
+if(LIDIAGEN_LINK)
+	set(link "")
+	set(seen FALSE)
+	math(EXPR last "${CMAKE_ARGC} - 1")
+	foreach(i RANGE 1 ${last})
+		if(seen)
+			list(APPEND link "${CMAKE_ARGV${i}}")
+		elseif(CMAKE_ARGV${i} STREQUAL "--")
+			set(seen TRUE)
+		endif()
+	endforeach()
+	execute_process(COMMAND ${link} RESULT_VARIABLE rc)
+	if(NOT rc EQUAL 0)
+		message(FATAL_ERROR "linking failed (${rc}): ${link}")
+	endif()
+	if(LIDIAGEN_PARAMS_OF)
+		file(GLOB candidates "${LIDIAGEN_PARAMS_OF}")
+		set(written "")
+		foreach(arg IN LISTS link)
+			get_filename_component(arg "${arg}" ABSOLUTE)
+			list(APPEND written "${arg}")
+		endforeach()
+		foreach(c IN LISTS candidates)
+			include("${c}")
+			if(LIDIAGEN_INPUT IN_LIST written)
+				set(LIDIAGEN_PARAMS "${c}")
+				break()
+			endif()
+		endforeach()
+	endif()
+endif()
+
 if(NOT LIDIAGEN_PARAMS OR NOT EXISTS "${LIDIAGEN_PARAMS}")
 	message(FATAL_ERROR "lidiagen-run.cmake: LIDIAGEN_PARAMS='${LIDIAGEN_PARAMS}' names no file")
 endif()
 include("${LIDIAGEN_PARAMS}")
+
+# Run as the build step after such a link, there is nothing left to do.
+if(LIDIAGEN_LINK)
+	message(STATUS "Lidia symbols of ${LIDIAGEN_TARGET} (after its link)")
+elseif(EXISTS "${LIDIAGEN_RECORD}")
+	set(done TRUE)
+	foreach(input IN ITEMS "${LIDIAGEN_INPUT}" "${LIDIAGEN_PARAMS}" "${CMAKE_CURRENT_LIST_FILE}"
+			"${LIDIAGEN_EXECUTABLE}")
+		if(NOT EXISTS "${input}" OR "${input}" IS_NEWER_THAN "${LIDIAGEN_RECORD}")
+			set(done FALSE) # newer, or as old: run
+		endif()
+	endforeach()
+	if(done)
+		return()
+	endif()
+endif()
 
 # The report lines the keys are read from come with -v (a line per output,
 # written or unchanged); -q would silence them.

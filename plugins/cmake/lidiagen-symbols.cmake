@@ -9,7 +9,9 @@
 #       gets one custom command, in the target lidia_symbols_<target>, that
 #       runs `$<TARGET_FILE:lidiagen::lidiagen> $<TARGET_FILE:target> -o dir ...`
 #       after the target links, and again each time it relinks (or the lidiagen
-#       command, or these arguments, change). It is in the default build, and
+#       command, or these arguments, change); `--target <target>` alone runs it
+#       too, through the target's link launcher (RULE_LAUNCH_LINK, unless the
+#       project set one). It is in the default build, and
 #       in lidia_symbols, when the target is (not for EXCLUDE_FROM_ALL
 #       targets: build lidia_symbols_<target> by name). PREFIX_MAP rewrites the
 #       file names written (one --prefix-map each, in order: the first that
@@ -337,6 +339,23 @@ function(lidiagen_add_symbols)
 		if(excluded OR (dir_excluded AND NOT excluded STREQUAL "OFF" AND NOT excluded STREQUAL "FALSE"
 				AND NOT excluded STREQUAL "0"))
 			set(all "")
+		endif()
+		# `cmake --build --target <tgt>` builds the target alone (it cannot
+		# depend on a step that depends on it): its link is launched through
+		# the run script, which links and then runs the step, so that a
+		# relinked target never keeps its old file. With a multi-config
+		# generator the script finds the configuration's params by the file
+		# the link writes. Not over a link launcher the project set itself.
+		get_target_property(launcher "${tgt}" RULE_LAUNCH_LINK)
+		get_property(dir_launcher DIRECTORY "${tgt_dir}" PROPERTY RULE_LAUNCH_LINK)
+		get_property(global_launcher GLOBAL PROPERTY RULE_LAUNCH_LINK)
+		if(NOT launcher AND NOT dir_launcher AND NOT global_launcher)
+			set(find "-DLIDIAGEN_PARAMS=${params}")
+			if(multi)
+				set(find "-DLIDIAGEN_PARAMS_OF=${CMAKE_BINARY_DIR}/CMakeFiles/lidiagen/*/${tgt}.params.cmake")
+			endif()
+			set_property(TARGET "${tgt}" PROPERTY RULE_LAUNCH_LINK
+				"\"${CMAKE_COMMAND}\" \"${find}\" -DLIDIAGEN_LINK=ON -P \"${run_script}\" --")
 		endif()
 		add_custom_target("lidia_symbols_${tgt}" ${all} DEPENDS "${record}")
 		set_property(TARGET "lidia_symbols_${tgt}" PROPERTY FOLDER lidiagen)
