@@ -500,7 +500,9 @@ int main(int argc, char **argv)
 }
 EOF
 rm -rf "$work/reader-build"
-run "$work/reader" cmake -S "$work/reader" -B "$work/reader-build" -DCMAKE_PREFIX_PATH="$prefix"
+# A sanitized build (make SANITIZE=...) installs a sanitized library: its users build so too.
+run "$work/reader" cmake -S "$work/reader" -B "$work/reader-build" -DCMAKE_PREFIX_PATH="$prefix" \
+	${SANITIZE:+"-DCMAKE_C_FLAGS=-fsanitize=$SANITIZE" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$SANITIZE"}
 [ "$RC" -eq 0 ] && run "$work/reader.build" cmake --build "$work/reader-build"
 lib=$work/relative-build/greet/libgreet.so.1.2.3
 addr=$("$PYTHON" "$TESTS_LIB/elfsyms.py" funcs "$lib" 2>/dev/null | awk '$NF == "greet_count" { print $1; exit }')
