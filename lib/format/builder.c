@@ -526,22 +526,13 @@ static int fd_sink(void *ctx, const void *buf, size_t len)
 	return lidia_write_all(*(int *)ctx, buf, len);
 }
 
-/* From this size, with threads, a file is encoded whole in memory, its pieces side by side. */
-#define WRITE_WHOLE_MIN (8u << 20)
-
+/*
+ * Streamed through a chunk, on one thread: encoding the whole file in fresh
+ * memory on every thread first was slower (its pages made, then copied).
+ */
 int lidia_builder_write_fd(struct lidia_builder *b, int fd)
 {
-	void *buf;
-	size_t size;
-	int err;
-
-	if (b->threads < 2 || lidia_builder_file_size(b) < WRITE_WHOLE_MIN)
-		return lidia_builder_write(b, fd_sink, &fd);
-	if ((err = lidia_builder_write_mem(b, &buf, &size)))
-		return err == -ENOMEM ? lidia_builder_write(b, fd_sink, &fd) : err;
-	err = lidia_write_all(fd, buf, size);
-	free(buf);
-	return err;
+	return lidia_builder_write(b, fd_sink, &fd);
 }
 
 int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out_size)
