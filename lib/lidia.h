@@ -324,7 +324,7 @@ LIDIA_API int lidia_elf_build_id(const struct lidia_elf *e, char *hex, size_t he
 struct lidia_elf_info {
 	bool debug_file;       /* .text is NOBITS: a separate debug file */
 	bool has_symtab;       /* a .symtab */
-	bool has_dwarf;	       /* .debug_info (or .zdebug_info) with contents */
+	bool has_dwarf;	       /* .debug_info or .debug_line (or .zdebug_) with contents */
 	bool has_go;	       /* a Go pclntab section or symbol */
 	char go_build_id[128]; /* the Go build ID note, "" when none */
 };

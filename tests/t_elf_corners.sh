@@ -273,6 +273,26 @@ unnamed_lines() {
 	fi
 	convert hand-without "$d-without" && against hand-without "$d-without" "$d-with" "$d-with"
 	convert hand-alone "$d-alone" && against hand-alone "$d-alone" "$d-alone-with" "$d-alone-with"
+	# Lines from line programs no subprogram covers (a unit of assembly) or
+	# no unit names count as lines: before reading (the prediction) and after
+	# (the level the output holds), so that a symbols-only object already at
+	# the key is replaced, never kept as holding as much.
+	local f t key fresh
+	for f in "$d-alone" "$d-alone-with"; do
+		t=$work/upgrade-$(basename "$f")
+		rm -rf "$t" "$t.fresh"
+		"$LIDIAGEN" -q --symbols-only "$f" -o "$t" >"$t.first" 2>&1
+		"$LIDIAGEN" -q "$f" -o "$t" >"$t.out" 2>&1
+		"$LIDIAGEN" -q "$f" -o "$t.fresh" >"$t.fresh.out" 2>&1
+		key=$(find "$t" -type f -name "$(build_id "$f")*" | head -n 1)
+		fresh=$(find "$t.fresh" -type f -name "$(build_id "$f")*" | head -n 1)
+		if [ -n "$key" ] && [ -n "$fresh" ] && cmp -s "$key" "$fresh"; then
+			ok "$(basename "$f"): a symbols-only object at its key is replaced by the one with lines"
+		else
+			not_ok "$(basename "$f"): a symbols-only object at its key is replaced by the one with lines" \
+				"key '$key', fresh '$fresh'" "$(cat "$t.out")"
+		fi
+	done
 }
 
 icf

@@ -49,6 +49,7 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 			r->lines = sw->lines;
 			r->line_count = n;
 			sw->added++;
+			sw->x->st.line_rows += n; /* the level the output holds counts them */
 			if ((err = lidia_builder_add(sw->x->b, r)))
 				return err;
 			start = at;
@@ -77,6 +78,7 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 	r->lines = sw->lines;
 	r->line_count = n;
 	sw->added++;
+	sw->x->st.line_rows += n;
 	return lidia_builder_add(sw->x->b, r);
 }
 

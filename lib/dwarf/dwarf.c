@@ -227,7 +227,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 			err = walk_all_units(&w, &crew);
 		crew_close(&crew);
 	}
-	if (!err)
+	if (!err && x->lines) /* as the units' own orphan rows: kept only with lines */
 		err = line_orphans_add(x, dw, &w.secs,
 				       e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
 	if (!err) {

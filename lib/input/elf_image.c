@@ -263,8 +263,10 @@ void lidia_elf_info(const struct lidia_elf *e, struct lidia_elf_info *out)
 		if (sh.sh_type == SHT_SYMTAB)
 			out->has_symtab = true;
 		else if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
-			 (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
-			out->has_dwarf = true;
+			 (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info") ||
+			  !strcmp(n, ".debug_line") || !strcmp(n, ".zdebug_line")))
+			out->has_dwarf =
+				true; /* line programs alone are read too (line_orphans.c) */
 		else if (!strcmp(n, ".gopclntab") || !strcmp(n, ".data.rel.ro.gopclntab") ||
 			 !strcmp(n, ".note.go.buildid"))
 			out->has_go = true;
