@@ -11,19 +11,6 @@
 #include "aws_http.h"
 #include "curl_load.h"
 
-static size_t body_write(char *data, size_t size, size_t count, void *arg)
-{
-	struct aws_http_ans *a = arg;
-	size_t n = size * count; /* size is 1: libcurl's promise */
-
-	/* Returning less than n stops the transfer. */
-	if (n > AWS_HTTP_BODY_MAX - a->len)
-		return 0;
-	memcpy(a->body + a->len, data, n);
-	a->len += n;
-	return n;
-}
-
 /* The list libcurl sends, and the signature's "x-amz-security-token". */
 static struct curl_slist *header_list(const struct aws_http_req *req)
 {
@@ -61,19 +48,9 @@ fail:
 }
 
 static void setup(CURL *h, const struct aws_http_req *req, struct curl_slist *hl,
-		  struct aws_http_ans *ans, char *curl_err, char *sigv4)
+		  struct curl_body *body, char *curl_err, char *sigv4)
 {
-	s3_curl.easy_setopt(h, CURLOPT_URL, req->url);
-	s3_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	s3_curl.easy_setopt(h, CURLOPT_NOPROXY, "*");
-	s3_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	s3_curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	s3_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, req->timeout_ms);
-	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, req->timeout_ms);
-	s3_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
-	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, hl);
-	s3_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
-	s3_curl.easy_setopt(h, CURLOPT_WRITEDATA, ans);
+	s3_curl_small_request(h, req->url, req->timeout_ms, req->timeout_ms, curl_err, hl, body);
 	if (req->body)
 		s3_curl.easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
 	if (req->access_key) {
@@ -87,6 +64,7 @@ static void setup(CURL *h, const struct aws_http_req *req, struct curl_slist *hl
 int aws_http(const struct aws_http_req *req, struct aws_http_ans *ans, char *err, size_t err_size)
 {
 	char curl_err[CURL_ERROR_SIZE] = "", sigv4[128];
+	struct curl_body body = { ans->body, 0, AWS_HTTP_BODY_MAX };
 	struct curl_slist *hl;
 	CURLcode rc;
 	CURL *h;
@@ -103,8 +81,9 @@ int aws_http(const struct aws_http_req *req, struct aws_http_ans *ans, char *err
 		snprintf(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
-	setup(h, req, hl, ans, curl_err, sigv4);
+	setup(h, req, hl, &body, curl_err, sigv4);
 	rc = s3_curl.easy_perform(h);
+	ans->len = body.len;
 	ans->body[ans->len] = '\0';
 	if (rc == CURLE_OK)
 		s3_curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &ans->status);

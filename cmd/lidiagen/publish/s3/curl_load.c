@@ -70,3 +70,32 @@ int s3_curl_load(char *err, size_t err_size)
 		snprintf(err, err_size, "%s", load_why);
 	return load_ret;
 }
+
+static size_t body_write(char *data, size_t size, size_t count, void *arg)
+{
+	struct curl_body *b = arg;
+	size_t n = size * count; /* size is 1: libcurl's promise */
+
+	/* Returning less than n stops the transfer. */
+	if (n > b->cap - b->len)
+		return 0;
+	memcpy(b->buf + b->len, data, n);
+	b->len += n;
+	return n;
+}
+
+void s3_curl_small_request(CURL *h, const char *url, long connect_ms, long total_ms, char *curl_err,
+			   struct curl_slist *headers, struct curl_body *body)
+{
+	s3_curl.easy_setopt(h, CURLOPT_URL, url);
+	s3_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	s3_curl.easy_setopt(h, CURLOPT_NOPROXY, "*");
+	s3_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	s3_curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	s3_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, total_ms);
+	s3_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
+	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
+	s3_curl.easy_setopt(h, CURLOPT_WRITEDATA, body);
+}

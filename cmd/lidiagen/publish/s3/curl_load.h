@@ -43,4 +43,19 @@ extern struct s3_curl_fns s3_curl;
  */
 int s3_curl_load(char *err, size_t err_size);
 
+/* An answer's body, into buf: at most cap bytes, one more stops the transfer. */
+struct curl_body {
+	char *buf;
+	size_t len, cap;
+};
+
+/*
+ * h set for one small request of a credential source (STS, IMDS, a
+ * container endpoint): url, no signals, no proxy, http and https only, no
+ * redirect, both timeouts, libcurl's error in curl_err, the headers, and
+ * the answer's body into body.
+ */
+void s3_curl_small_request(CURL *h, const char *url, long connect_ms, long total_ms, char *curl_err,
+			   struct curl_slist *headers, struct curl_body *body);
+
 #endif

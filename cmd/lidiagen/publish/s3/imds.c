@@ -54,35 +54,13 @@ struct imds {
 
 /* ---- requests ---- */
 
-static size_t body_write(char *data, size_t size, size_t count, void *arg)
-{
-	struct imds *m = arg;
-	size_t n = size * count; /* size is 1: libcurl's promise */
-
-	/* Returning less than n stops the transfer. */
-	if (n > IMDS_BODY_MAX - m->len)
-		return 0;
-	memcpy(m->body + m->len, data, n);
-	m->len += n;
-	return n;
-}
-
-static void request_setup(struct imds *m, const char *url, struct curl_slist *headers, bool put)
+static void request_setup(struct imds *m, const char *url, struct curl_slist *headers, bool put,
+			  struct curl_body *body)
 {
 	CURL *h = m->curl;
 
 	s3_curl.easy_reset(h);
-	s3_curl.easy_setopt(h, CURLOPT_URL, url);
-	s3_curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	s3_curl.easy_setopt(h, CURLOPT_NOPROXY, "*");
-	s3_curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	s3_curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	s3_curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->connect_ms);
-	s3_curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, m->total_ms);
-	s3_curl.easy_setopt(h, CURLOPT_ERRORBUFFER, m->curl_err);
-	s3_curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-	s3_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
-	s3_curl.easy_setopt(h, CURLOPT_WRITEDATA, m);
+	s3_curl_small_request(h, url, m->connect_ms, m->total_ms, m->curl_err, headers, body);
 	if (put) {
 		/* An empty body, sent with its Content-Length: 0. */
 		s3_curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
@@ -119,6 +97,7 @@ static int transport_error(struct imds *m, CURLcode rc, char *err, size_t err_si
 static int imds_request(struct imds *m, bool put, const char *path, const char *header, char *err,
 			size_t err_size)
 {
+	struct curl_body body = { m->body, 0, IMDS_BODY_MAX };
 	struct curl_slist *headers = NULL, *more;
 	char url[IMDS_BASE_MAX + 128];
 	long status = 0;
@@ -133,11 +112,11 @@ static int imds_request(struct imds *m, bool put, const char *path, const char *
 		snprintf(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
-	m->len = 0;
 	m->curl_err[0] = '\0';
-	request_setup(m, url, headers, put);
+	request_setup(m, url, headers, put, &body);
 	rc = s3_curl.easy_perform(m->curl);
 	s3_curl.slist_free_all(headers);
+	m->len = body.len;
 	m->body[m->len] = '\0';
 	if (rc != CURLE_OK)
 		return transport_error(m, rc, err, err_size);
