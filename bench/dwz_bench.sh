@@ -73,12 +73,6 @@ apt_opts=()
 # unpack PKG: PKG's .deb unpacked into $CACHE/dwz/PKG (once); prints the directory.
 unpack() { unpack_deb "$1" "$CACHE/dwz/$1"; }
 
-# largest DIR: the largest build-ID debug file under DIR/usr/lib/debug/.build-id.
-largest() {
-	find "$1/usr/lib/debug/.build-id" -type f -name '*.debug' -printf '%s %p\n' |
-		sort -n | tail -n 1 | cut -d' ' -f2-
-}
-
 # input NAME: the file to convert for NAME.
 input() {
 	case $1 in

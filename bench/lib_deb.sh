@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Sourced by the benches that read Debian packages: fetch_deb and unpack_deb.
+# Sourced by the benches that read Debian packages: fetch_deb, unpack_deb and largest.
 # The caller defines CACHE, apt_opts (apt-get's options), say, die and as_root.
 
 # fetch_deb PKG: PKG's .deb in $CACHE/debs, downloaded unless one is there; prints its path.
@@ -30,4 +30,10 @@ unpack_deb() {
 		basename "$deb" >"$dir/.unpacked"
 	fi
 	echo "$dir"
+}
+
+# largest DIR: the largest build-ID debug file under DIR/usr/lib/debug/.build-id.
+largest() {
+	find "$1/usr/lib/debug/.build-id" -type f -name '*.debug' -printf '%s %p\n' |
+		sort -n | tail -n 1 | cut -d' ' -f2-
 }

@@ -57,12 +57,6 @@ apt_opts=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# largest DIR: the largest build-ID debug file under DIR (a -dbg package's tree).
-largest() {
-	find "$1/usr/lib/debug/.build-id" -type f -name '*.debug' -printf '%s %p\n' |
-		sort -n | tail -n 1 | cut -d' ' -f2-
-}
-
 # writer: Pyroscope's writer, built from PYROSCOPE_SRC once; empty when there is none.
 writer() {
 	local go src=${PYROSCOPE_SRC:-} out=$CACHE/pyroscope_writer
