@@ -153,6 +153,21 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 	return dw;
 }
 
+/* The line program unit names, whatever the unit: line_orphans.c reads the others. */
+static int note_stmt_list(struct dw *w, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	int err;
+
+	if (!dwarf_attr(cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))
+		return 0;
+	if ((err = LIDIA_GROW(w->stmt_lists, w->nstmt_lists + 1, w->cap_stmt_lists)))
+		return err;
+	w->stmt_lists[w->nstmt_lists++] = off;
+	return 0;
+}
+
 /*
  * The units to read, in w->units (a skeleton with the split unit it found,
  * when find_split lets libdw look for it): the first pass then reads each
@@ -175,6 +190,8 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 		if (r != 0)
 			return 0; /* 1: no more units; -1: the rest is unreadable */
 		cu = next;
+		if ((err = note_stmt_list(w, &cudie)))
+			return err;
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton &&
 		    unit_type != DW_UT_partial)
 			continue;
@@ -199,6 +216,7 @@ static void dw_release(struct dw *w)
 {
 	walk_release(w);
 	free(w->units);
+	free(w->stmt_lists);
 	free(w->subs);
 	line_groups_release(w);
 }
@@ -228,7 +246,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		crew_close(&crew);
 	}
 	if (!err && x->lines) /* as the units' own orphan rows: kept only with lines */
-		err = line_orphans_add(x, dw, &w.secs,
+		err = line_orphans_add(x, w.stmt_lists, w.nstmt_lists, &w.secs,
 				       e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
 	if (!err) {
 		sort_rows(orphans, x->threads);

@@ -115,6 +115,8 @@ struct dw {
 	size_t threads_used, chunks; /* the second pass's, for the messages (unit_chunks.c) */
 	struct unit *units;	     /* the units read, in unit order */
 	size_t nunits, cap_units;
+	uint64_t *stmt_lists; /* every unit's DW_AT_stmt_list, those not read too */
+	size_t nstmt_lists, cap_stmt_lists;
 	struct subprog *subs;
 	size_t nsubs, cap_subs;
 	struct line_group *groups;

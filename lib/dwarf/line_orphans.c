@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Extract: line programs no unit names, read for the code no unit covers (line_orphans.h). */
-#include <dwarf.h>
-
 #include "internal.h"
 #include "line_orphans.h"
 #include "line_table.h"
 #include "name_blocks.h"
-
-struct offsets {
-	uint64_t *v;
-	size_t n, cap;
-};
 
 static int cmp_u64(const void *pa, const void *pb)
 {
@@ -19,30 +12,9 @@ static int cmp_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* Every unit's DW_AT_stmt_list (type units' and Go's too), sorted. */
-static int named_programs(Dwarf *dw, struct offsets *o)
+static bool named(const uint64_t *v, size_t n, uint64_t off)
 {
-	Dwarf_CU *cu = NULL, *next;
-	Dwarf_Die die;
-	int err = 0;
-
-	while (!err && dwarf_get_units(dw, cu, &next, NULL, NULL, &die, NULL) == 0) {
-		Dwarf_Attribute a;
-		Dwarf_Word off;
-
-		cu = next;
-		if (dwarf_attr(&die, DW_AT_stmt_list, &a) && dwarf_formudata(&a, &off) == 0 &&
-		    !(err = LIDIA_GROW(o->v, o->n + 1, o->cap)))
-			o->v[o->n++] = off;
-	}
-	if (o->n > 1)
-		qsort(o->v, o->n, sizeof(*o->v), cmp_u64);
-	return err;
-}
-
-static bool named(const struct offsets *o, uint64_t off)
-{
-	return o->n && bsearch(&off, o->v, o->n, sizeof(*o->v), cmp_u64);
+	return n && bsearch(&off, v, n, sizeof(*v), cmp_u64);
 }
 
 /* Whether [lo, hi) meets a normalized interval of c. */
@@ -114,25 +86,25 @@ static uint64_t next_program(const struct dwarf_sections *s, uint64_t off)
 	return off + head + len;
 }
 
-int line_orphans_add(struct extract_ctx *x, Dwarf *dw, const struct dwarf_sections *s,
-		     unsigned address_size)
+int line_orphans_add(struct extract_ctx *x, uint64_t *named_at, size_t nnamed,
+		     const struct dwarf_sections *s, unsigned address_size)
 {
-	struct offsets o = { 0 };
 	struct line_table lt = { 0 };
 	int err = 0;
 
-	if (!s->line || (err = named_programs(dw, &o)))
-		goto out;
+	if (!s->line)
+		return 0;
+	if (nnamed > 1)
+		qsort(named_at, nnamed, sizeof(*named_at), cmp_u64);
 	intervals_normalize(&x->covered);
 	for (uint64_t off = 0, next; off < s->line_size && !err; off = next) {
 		if (!(next = next_program(s, off)))
 			break;
-		if (named(&o, off) || line_table_decode(&lt, s, off, NULL, address_size))
+		if (named(named_at, nnamed, off) ||
+		    line_table_decode(&lt, s, off, NULL, address_size))
 			continue;
 		err = keep_sequences(x, &lt);
 	}
-out:
 	line_table_release(&lt);
-	free(o.v);
 	return err;
 }
