@@ -28,6 +28,11 @@ w=$(scratch work)
 src=$(cd "$TESTS_DIR/.." && pwd)
 root=${BUILD:-$src/build}
 root=${root%/san-*}
+# make's targets as the project's own make names them (O relative to the
+# tree, as its default "build" is): dependency files written by a build
+# with an absolute O name no object a later plain `make` asks for, and its
+# objects then go stale when a header changes.
+make_o=$(realpath --relative-to="$src" "$root")
 
 need_tool llvm-symbolizer "$LLVM_SYMBOLIZER" || exit 0
 for t in gcc objdump; do
@@ -157,7 +162,7 @@ fi
 elf=$w/zlib/prog
 if [ -x "$elf" ]; then
 	b=$root/san-thread
-	if ! make -C "$src" -s O="$root" SANITIZE=thread "$b/lidiagen" >"$w/make-tsan.log" 2>&1; then
+	if ! make -C "$src" -s O="$make_o" SANITIZE=thread "$make_o/san-thread/lidiagen" >"$w/make-tsan.log" 2>&1; then
 		not_ok "make SANITIZE=thread builds" "$(tail -n 20 "$w/make-tsan.log")"
 	else
 		f=$(convert "$b/lidiagen" "$w/tsan" 4 "$elf" TSAN_OPTIONS="halt_on_error=1")

@@ -13,6 +13,11 @@ src=$(cd "$TESTS_DIR/.." && pwd)
 # The build directory's root: $BUILD may be a sanitizer build under it.
 root=${BUILD:-$src/build}
 root=${root%/san-*}
+# make's targets as the project's own make names them (O relative to the
+# tree, as its default "build" is): dependency files written by a build
+# with an absolute O name no object a later plain `make` asks for, and its
+# objects then go stale when a header changes.
+make_o=$(realpath --relative-to="$src" "$root")
 
 printf 'static int v;\nint work(int x) { return v += x * 3; }\nint main(int c, char **a) { (void)a; return work(c); }\n' \
 	>"$w/p.c"
@@ -29,7 +34,7 @@ note "tree: $N copies of gcc -O2 -g p.c with distinct build IDs, 60 text files, 
 # sanitizer_build KINDS: the lidiagen binary built with -fsanitize=KINDS, made if needed.
 sanitizer_build() {
 	local b=$root/san-${1//,/-}
-	if ! make -C "$src" -s O="$root" SANITIZE="$1" "$b/lidiagen" >"$w/make-$1.log" 2>&1; then
+	if ! make -C "$src" -s O="$make_o" SANITIZE="$1" "$make_o/${b#"$root"/}/lidiagen" >"$w/make-$1.log" 2>&1; then
 		not_ok "race: make SANITIZE=$1 builds" "$(tail -n 20 "$w/make-$1.log")"
 		return 1
 	fi
