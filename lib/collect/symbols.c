@@ -6,6 +6,7 @@
 #include "elf_dynsym.h"
 #include "internal.h"
 #include "opd.h"
+#include "radix_sort.h"
 #include "symbols.h"
 
 /* True when section shndx holds code. */
@@ -269,12 +270,34 @@ static int cmp_sym(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/*
+ * By cmp_sym: by address first in a radix sort, then each run of one
+ * address by the rest (aliases: a few at most).
+ */
+static void sort_symbols(struct sym_vec *syms)
+{
+	struct sym *sorted = radix_sort_u64(syms->v, syms->n, sizeof(*syms->v));
+
+	if (!sorted) {
+		sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
+		return;
+	}
+	if (sorted != syms->v)
+		syms->cap = syms->n; /* a new array, of just that many */
+	syms->v = sorted;
+	for (size_t i = 0, j; i < syms->n; i = j) {
+		for (j = i + 1; j < syms->n && sorted[j].addr == sorted[i].addr; j++)
+			;
+		sort_array(sorted + i, j - i, sizeof(*sorted), cmp_sym);
+	}
+}
+
 void symbols_resolve(struct sym_vec *syms)
 {
 	uint64_t sized_end = 0;
 	size_t n = 0;
 
-	sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);
+	sort_symbols(syms);
 	for (size_t i = 0; i < syms->n; i++) /* keep each address's winner */
 		if (i == 0 || syms->v[i].addr != syms->v[n - 1].addr)
 			syms->v[n++] = syms->v[i];

@@ -18,6 +18,7 @@
 #include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "radix_sort.h"
 #include "sort_halves.h"
 
 /* A mangled name (libdw's pointer) and its demangled copy. */
@@ -622,7 +623,11 @@ int walk_units(struct dw *w, uint32_t first, uint32_t end)
 
 void sort_rows(struct line_rows *rows, unsigned threads)
 {
-	struct line_row *sorted = sort_halves(rows->v, rows->n, sizeof(*rows->v), cmp_row, threads);
+	struct line_row *sorted = radix_sort_u64(rows->v, rows->n, sizeof(*rows->v));
+
+	/* The same order either way: by address, equal addresses as they came. */
+	if (!sorted)
+		sorted = sort_halves(rows->v, rows->n, sizeof(*rows->v), cmp_row, threads);
 
 	if (sorted != rows->v)
 		rows->cap = rows->n; /* a new array, of just that many */

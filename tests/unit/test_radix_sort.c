@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * radix_sort_u64 (lib/base/radix_sort.c) against an insertion sort written
+ * here, stable by construction: records of 24 and 48 bytes (and another
+ * size) with keys that share their high bytes, that differ only there, that
+ * repeat (equal keys must keep their order), and none or one of them.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "radix_sort.h"
+#include "unit.h"
+
+struct rec24 {
+	uint64_t key;
+	uint64_t seq; /* its place before the sort */
+	uint64_t pad;
+};
+
+struct rec48 {
+	uint64_t key;
+	uint64_t seq;
+	uint64_t pad[4];
+};
+
+struct rec16 {
+	uint64_t key;
+	uint64_t seq;
+};
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* The expected order: a stable insertion sort of (key, seq) records. */
+static void insertion(void *v, size_t n, size_t size)
+{
+	unsigned char *b = v, tmp[64];
+
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		uint64_t k;
+
+		memcpy(tmp, b + i * size, size);
+		memcpy(&k, tmp, 8);
+		for (; j > 0; j--) {
+			uint64_t kj;
+
+			memcpy(&kj, b + (j - 1) * size, 8);
+			if (kj <= k)
+				break;
+			memcpy(b + j * size, b + (j - 1) * size, size);
+		}
+		memcpy(b + j * size, tmp, size);
+	}
+}
+
+/* n records of size bytes keyed by keyf(i), sorted both ways: whether they agree. */
+static int agrees(size_t n, size_t size, uint64_t (*keyf)(size_t))
+{
+	unsigned char *a = calloc(n ? n : 1, size), *b = calloc(n ? n : 1, size), *got;
+	int same;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = keyf(i), seq = i;
+
+		memcpy(a + i * size, &k, 8);
+		memcpy(a + i * size + 8, &seq, 8);
+	}
+	memcpy(b, a, n * size);
+	insertion(b, n, size);
+	got = radix_sort_u64(a, n, size);
+	same = got && !memcmp(got, b, n * size);
+	free(got);
+	free(b);
+	return same;
+}
+
+static uint64_t addresses(size_t i) /* a library's: the high bytes shared */
+{
+	(void)i;
+	return 0x7f0000400000ull + (next() & 0xfffff);
+}
+
+static uint64_t repeated(size_t i) /* few distinct keys: order among equals */
+{
+	(void)i;
+	return 0x400000 + (next() % 7) * 16;
+}
+
+static uint64_t high_only(size_t i) /* differing only in the top byte */
+{
+	(void)i;
+	return (next() & 0xff00000000000000ull) | 0x1234;
+}
+
+static uint64_t any(size_t i)
+{
+	(void)i;
+	return next();
+}
+
+static uint64_t same(size_t i)
+{
+	(void)i;
+	return 42;
+}
+
+int main(void)
+{
+	CHECK(agrees(3000, sizeof(struct rec24), addresses), "24-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec48), addresses), "48-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec16), addresses), "16-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec24), repeated), "equal keys keep their order");
+	CHECK(agrees(3000, sizeof(struct rec48), repeated), "equal keys keep their order (48)");
+	CHECK(agrees(2000, sizeof(struct rec24), high_only), "keys differing in the top byte only");
+	CHECK(agrees(2000, sizeof(struct rec24), any), "any 64-bit keys");
+	CHECK(agrees(500, sizeof(struct rec24), same), "every key the same: no pass");
+	CHECK(agrees(1, sizeof(struct rec24), any), "one record");
+	CHECK(agrees(0, sizeof(struct rec24), any), "no record");
+	return unit_exit();
+}
