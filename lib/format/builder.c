@@ -35,6 +35,15 @@ struct file_map {
 	size_t n, cap_raw, cap_mapped;
 };
 
+/*
+ * The string a field of the last range interned: the next range's is most
+ * often the same (one file for a function's ranges, one name for its
+ * pieces), and comparing with it is cheaper than finding it in the table.
+ */
+struct last_string {
+	uint32_t off, len; /* in strings; len 0: none yet */
+};
+
 struct lidia_builder {
 	struct brange *ranges;
 	size_t nranges, cap_ranges;
@@ -44,6 +53,7 @@ struct lidia_builder {
 	struct prefix_rule *rules;
 	size_t nrules, cap_rules;
 	struct file_map files;
+	struct last_string last_func, last_file, last_call_file;
 	bool finalized;
 	unsigned threads; /* finalize and write_mem may use (builder_use_threads) */
 	unsigned va_size, field_size, line_size;
@@ -98,12 +108,6 @@ static int intern_n(struct lidia_builder *b, const char *s, size_t len, uint32_t
 
 	*off = (uint32_t)o;
 	return err;
-}
-
-/* A NUL-terminated name's offset (NULL: ""). */
-static int intern(struct lidia_builder *b, const char *s, uint32_t *off)
-{
-	return intern_n(b, s, s ? strlen(s) : 0, off);
 }
 
 int lidia_builder_map_prefix(struct lidia_builder *b, const char *old_prefix,
@@ -172,7 +176,7 @@ static size_t find_raw(const struct file_map *f, uint32_t raw)
 	return lo < f->n && f->raw[lo] == raw ? lo : f->n;
 }
 
-/* A file name s[0..len)'s offset: as intern(), with the prefix rules applied once per distinct name. */
+/* A file name s[0..len)'s offset: as intern_n(), with the prefix rules applied once per distinct name. */
 static int intern_file_n(struct lidia_builder *b, const char *s, size_t len, uint32_t *off)
 {
 	struct file_map *f = &b->files;
@@ -202,9 +206,27 @@ static int intern_file_n(struct lidia_builder *b, const char *s, size_t len, uin
 	return 0;
 }
 
-static int intern_file(struct lidia_builder *b, const char *s, uint32_t *off)
+/*
+ * s's offset (NULL: ""), as intern_n() or, for a file, intern_file_n(),
+ * but found first in last. A file name with prefix rules is never taken from
+ * last: what is there is the name mapped, not as given.
+ */
+static int intern_last(struct lidia_builder *b, struct last_string *last, const char *s, bool file,
+		       uint32_t *off)
 {
-	return intern_file_n(b, s, s ? strlen(s) : 0, off);
+	size_t len = s ? strlen(s) : 0;
+	bool as_given = !(file && b->nrules);
+	int err;
+
+	if (as_given && len && len == last->len &&
+	    !memcmp(b->strings.pool + last->off + 4, s, len)) {
+		*off = last->off;
+		return 0;
+	}
+	err = file ? intern_file_n(b, s, len, off) : intern_n(b, s, len, off);
+	if (!err && as_given && len && len <= UINT32_MAX && *off != STRTAB_OVERFLOW)
+		*last = (struct last_string){ *off, (uint32_t)len };
+	return err;
 }
 
 int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
@@ -237,8 +259,9 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	br->depth = r->depth;
 	br->call_line = r->call_line;
 	br->seq = (uint32_t)b->nranges;
-	if ((err = intern(b, r->func, &br->func)) || (err = intern_file(b, r->file, &br->file)) ||
-	    (err = intern_file(b, r->call_file, &br->call_file)))
+	if ((err = intern_last(b, &b->last_func, r->func, false, &br->func)) ||
+	    (err = intern_last(b, &b->last_file, r->file, true, &br->file)) ||
+	    (err = intern_last(b, &b->last_call_file, r->call_file, true, &br->call_file)))
 		return err;
 	br->line_count = (uint32_t)r->line_count;
 	br->line_idx = r->line_count ? (uint32_t)b->nlines : 0;

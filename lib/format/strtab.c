@@ -43,28 +43,21 @@ static int pool_append(struct strtab *t, const char *s, uint32_t len)
 
 static int rehash(struct strtab *t, size_t nslots)
 {
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
-	uint32_t *hashes = calloc(nslots, sizeof(*hashes));
+	struct strtab_slot *slots = calloc(nslots, sizeof(*slots));
 
-	if (!slots || !hashes) {
-		free(slots);
-		free(hashes);
+	if (!slots)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < t->nslots; i++) {
 		size_t j;
 
-		if (!t->slots[i])
+		if (!t->slots[i].off1)
 			continue;
-		for (j = t->hashes[i] & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
+		for (j = t->slots[i].hash & (nslots - 1); slots[j].off1; j = (j + 1) & (nslots - 1))
 			;
 		slots[j] = t->slots[i];
-		hashes[j] = t->hashes[i];
 	}
 	free(t->slots);
-	free(t->hashes);
 	t->slots = slots;
-	t->hashes = hashes;
 	t->nslots = nslots;
 	return 0;
 }
@@ -106,7 +99,6 @@ void strtab_release(struct strtab *t)
 {
 	free(t->pool);
 	free(t->slots);
-	free(t->hashes);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -125,11 +117,11 @@ int strtab_intern(struct strtab *t, const char *s, size_t len, uint64_t *off)
 		return 0;
 	}
 	h = hash_bytes(s, len);
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		const unsigned char *p = t->pool + t->slots[j] - 1;
+	for (j = h & (t->nslots - 1); t->slots[j].off1; j = (j + 1) & (t->nslots - 1)) {
+		const unsigned char *p = t->pool + t->slots[j].off1 - 1;
 
-		if (t->hashes[j] == h && le32(p) == len && !memcmp(p + 4, s, len)) {
-			*off = t->slots[j] - 1;
+		if (t->slots[j].hash == h && le32(p) == len && !memcmp(p + 4, s, len)) {
+			*off = t->slots[j].off1 - 1;
 			return 0;
 		}
 	}
@@ -140,8 +132,7 @@ int strtab_intern(struct strtab *t, const char *s, size_t len, uint64_t *off)
 	if (err)
 		return err;
 	*off = t->len - 4 - len;
-	t->slots[j] = (uint32_t)*off + 1;
-	t->hashes[j] = h;
+	t->slots[j] = (struct strtab_slot){ (uint32_t)*off + 1, h };
 	t->count++;
 	if (t->count * 2 > t->nslots)
 		return rehash(t, t->nslots * 2);

@@ -4,7 +4,8 @@
  * given rules and the names as compiled writes the very bytes of a builder
  * given no rule and the names mapped by hand (file names and call sites
  * mapped, the first matching rule winning, function names and unmatched
- * names kept, each name stored once); the rules' contract (before the first
+ * names kept, each name stored once; a mapped name met again as compiled
+ * mapped by its own rule); the rules' contract (before the first
  * range only, OLD not empty); prefix_map entries that are not OLD=NEW and
  * non-zero reserved bytes refused with LIDIA_E_INVAL.
  */
@@ -75,6 +76,32 @@ static void same_bytes(void)
 	free(b);
 }
 
+/*
+ * A name mapped, then the same name as compiled in the next range: that one
+ * is mapped too (by the second rule), not taken for the name just stored.
+ */
+static void mapped_then_given(void)
+{
+	static const char *const rules[] = { "/a/", "/b/", "/b/", "/c/", NULL };
+	const struct lidia_range_desc raw[] = {
+		R(0x1000, "f", "/a/x.c", "/a/x.h"),
+		R(0x1010, "f", "/b/x.c", "/b/x.h"),
+		R(0x1020, "g", "/b/x.c", "/b/x.h"),
+	};
+	const struct lidia_range_desc want[] = {
+		R(0x1000, "f", "/b/x.c", "/b/x.h"),
+		R(0x1010, "f", "/c/x.c", "/c/x.h"),
+		R(0x1020, "g", "/c/x.c", "/c/x.h"),
+	};
+	size_t la, lb;
+	void *a = build(rules, raw, 3, &la), *b = build(NULL, want, 3, &lb);
+
+	CHECK(la == lb && !memcmp(a, b, la),
+	      "a name mapped, then that name as compiled: mapped again, by its own rule");
+	free(a);
+	free(b);
+}
+
 static void contract(void)
 {
 	struct lidia_range_desc r = R(0x1000, "f", "/b/a.c", NULL);
@@ -129,6 +156,7 @@ static void extract_opts(void)
 int main(void)
 {
 	same_bytes();
+	mapped_then_given();
 	contract();
 	extract_opts();
 	return unit_exit();
