@@ -202,7 +202,10 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 		if ((err = LIDIA_GROW(w->units, w->nunits + 1, w->cap_units)))
 			return err;
 		un = &w->units[w->nunits++];
-		*un = (struct unit){ .die = cudie, .group = NO_GROUP };
+		*un = (struct unit){ .die = cudie,
+				     .die_off = dwarf_dieoffset(&cudie),
+				     .unit_off = dwarf_dieoffset(&cudie) - dwarf_cuoffset(&cudie),
+				     .group = NO_GROUP };
 		un->partial = unit_type == DW_UT_partial;
 		un->split = find_split && unit_type == DW_UT_skeleton &&
 			    dwarf_tag(&subdie) == DW_TAG_compile_unit;
@@ -210,6 +213,34 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 			un->split_die = subdie;
 		w->split_units |= un->split;
 	}
+}
+
+/*
+ * Whether the units can be read in runs, each through a Dwarf of its own
+ * (dwarf_crew.h): none is split (a .dwo belongs to the Dwarf that found it)
+ * and a new Dwarf over the image reads the first and the last. Then the
+ * Dwarf that listed them, and all it kept of each unit, is ended, and
+ * w->dw is a new one that reads nothing.
+ */
+static bool read_in_runs(struct dw *w, Elf *elf, Dwarf *alt)
+{
+	Dwarf *test, *fresh;
+	Dwarf_Die first, last;
+	bool reads;
+
+	if (w->split_units || !w->nunits)
+		return false;
+	test = dwarf_begin_image(elf, alt);
+	reads = test && dwarf_offdie(test, w->units[0].die_off, &first) &&
+		dwarf_offdie(test, w->units[w->nunits - 1].die_off, &last);
+	dwarf_end_image(test);
+	if (!reads || !(fresh = dwarf_begin_image(elf, alt)))
+		return false;
+	dwarf_end_image(w->dw);
+	w->dw = fresh;
+	for (size_t i = 0; i < w->nunits; i++)
+		memset(&w->units[i].die, 0, sizeof(w->units[i].die)); /* the Dwarf is gone */
+	return true;
 }
 
 static void dw_release(struct dw *w)
@@ -232,14 +263,14 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 
 	if (!dw)
 		return 0; /* no DWARF here */
-	w.dw = dw;
+	w.dw = dw;	  /* replaced when the units are read in runs */
 	frames_init(&w.fr, x->b, x->lines, x->files);
 	w.fr.bias = x->bias;
 	/* The .dwo files an input names are opened only when searching, and only if regular. */
 	find_split =
 		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
 	if (!(err = list_units(&w, dw, find_split))) {
-		crew_open(&crew, &w, alt);
+		crew_open(&crew, &w, alt, read_in_runs(&w, e->elf, alt));
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
 		    !(err = plan_groups(&w)))
 			err = walk_all_units(&w, &crew);
@@ -264,6 +295,6 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		lidia_log(LIDIA_LOG_INFO, "%s: %zu call sites name no file", e->name,
 			  w.bad_file_index);
 	dw_release(&w);
-	dwarf_end_image(dw);
+	dwarf_end_image(w.dw);
 	return err;
 }

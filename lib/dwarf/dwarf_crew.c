@@ -22,8 +22,8 @@ static Dwarf *own_dwarf(const struct dw *w, Dwarf *alt, Dwarf **own_alt)
 	if (alt && !*own_alt)
 		return NULL;
 	mine = dwarf_begin_image(dwarf_getelf(w->dw), *own_alt);
-	if (!mine || !dwarf_offdie(mine, dwarf_dieoffset(&w->units[0].die), &first) ||
-	    !dwarf_offdie(mine, dwarf_dieoffset(&w->units[w->nunits - 1].die), &last)) {
+	if (!mine || !dwarf_offdie(mine, w->units[0].die_off, &first) ||
+	    !dwarf_offdie(mine, w->units[w->nunits - 1].die_off, &last)) {
 		dwarf_end_image(mine);
 		if (*own_alt)
 			dwarf_end(*own_alt);
@@ -33,14 +33,32 @@ static Dwarf *own_dwarf(const struct dw *w, Dwarf *alt, Dwarf **own_alt)
 	return mine;
 }
 
-void crew_open(struct crew *c, const struct dw *w, Dwarf *alt)
+/* With runs: a dwz file of each thread's own (its Dwarfs are begun per run). */
+static void open_runs(struct crew *c, const struct dw *w, Dwarf *alt, size_t threads)
+{
+	c->runs = true;
+	c->elf = dwarf_getelf(w->dw);
+	c->alt[0] = alt;
+	pthread_mutex_init(&c->lock, NULL);
+	while (c->n < threads) {
+		if (alt && !(c->alt[c->n] = dwarf_begin_image(dwarf_getelf(alt), NULL)))
+			break;
+		c->n++;
+	}
+}
+
+void crew_open(struct crew *c, const struct dw *w, Dwarf *alt, bool runs)
 {
 	size_t threads = w->x->threads < CREW_MAX ? w->x->threads : CREW_MAX;
 
 	memset(c, 0, sizeof(*c));
 	c->n = 1;
 	if (threads <= 1 || w->split_units || w->nunits < 2 * threads)
+		threads = 1;
+	if (runs) {
+		open_runs(c, w, alt, threads);
 		return;
+	}
 	while (c->n < threads && (c->dw[c->n] = own_dwarf(w, alt, &c->alt[c->n])))
 		c->n++;
 }
@@ -52,6 +70,8 @@ void crew_close(struct crew *c)
 		if (c->alt[i])
 			dwarf_end(c->alt[i]);
 	}
+	if (c->runs)
+		pthread_mutex_destroy(&c->lock);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -60,4 +80,21 @@ size_t crew_chunks(const struct crew *c, size_t n)
 	size_t want = c->n * CHUNKS_PER_THREAD;
 
 	return want < n ? want : n;
+}
+
+Dwarf *crew_run_begin(struct crew *c, unsigned slot)
+{
+	Dwarf *dw;
+
+	pthread_mutex_lock(&c->lock);
+	dw = dwarf_begin_image(c->elf, c->alt[slot < c->n ? slot : 0]);
+	pthread_mutex_unlock(&c->lock);
+	return dw;
+}
+
+void crew_run_end(struct crew *c, Dwarf *dw)
+{
+	pthread_mutex_lock(&c->lock);
+	dwarf_end_image(dw);
+	pthread_mutex_unlock(&c->lock);
 }

@@ -52,7 +52,8 @@ static inline bool next_code_range(Dwarf_Die *die, ptrdiff_t *off, Dwarf_Addr *b
 
 /* A unit listed for the first pass. */
 struct unit {
-	Dwarf_Die die;		     /* as listed (dwarf.c's Dwarf) */
+	Dwarf_Die die;		     /* as listed (dwarf.c's Dwarf); zeroed when read in runs */
+	Dwarf_Off die_off, unit_off; /* its DIE's offset and its header's, in any Dwarf */
 	Dwarf_Die split_die;	     /* when split: its split unit's, in a .dwo's Dwarf */
 	const char *comp_dir;	     /* DW_AT_comp_dir (libdw's string); NULL: none */
 	uint64_t line_offset;	     /* DW_AT_stmt_list, when has_lines */

@@ -97,7 +97,7 @@ static void read_unit(struct unit *un, Dwarf_Die *cudie)
 static bool partial_without_code(struct scanner *s, struct unit *un)
 {
 	struct unit_facts f;
-	uint64_t offset = dwarf_dieoffset(&un->die) - dwarf_cuoffset(&un->die);
+	uint64_t offset = un->unit_off;
 
 	if (!unit_scan(&s->abbrevs, &s->w->secs, offset, &f) || f.code)
 		return false;
@@ -120,7 +120,7 @@ static int scan_unit(struct scanner *s, uint32_t u)
 		un->subs_end = s->nsubs;
 		return 0;
 	}
-	if (s->own_dw && !dwarf_offdie(s->own_dw, dwarf_dieoffset(&un->die), &cudie))
+	if (s->own_dw && !dwarf_offdie(s->own_dw, un->die_off, &cudie))
 		return LIDIA_E_ELF; /* listed already: cannot happen */
 	read_unit(un, &cudie);
 	/* A skeleton's code is described in its split unit (a .dwo), when found. */

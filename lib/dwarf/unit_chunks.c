@@ -41,6 +41,7 @@ struct run;
 /* A thread's walker. */
 struct worker {
 	struct run *run;
+	unsigned slot; /* its thread's, as crew_run_begin() takes it */
 	struct dw w;
 	pthread_t tid;
 	size_t current; /* the chunk being walked, or NOT_WALKING */
@@ -49,6 +50,7 @@ struct worker {
 
 struct run {
 	struct dw *main;
+	struct crew *crew;
 	struct chunk *chunks;
 	size_t nchunks;
 	atomic_size_t next; /* the next chunk to take */
@@ -134,6 +136,26 @@ static void chunk_release(struct chunk *c)
 	memset(&c->out, 0, sizeof(c->out));
 }
 
+/*
+ * Units [first, end) walked by w, through a Dwarf begun for them when the
+ * crew reads in runs (slot: the thread's).
+ */
+static int walk_run(struct dw *w, struct crew *crew, unsigned slot, uint32_t first, uint32_t end)
+{
+	int err;
+
+	if (!crew->runs)
+		return walk_units(w, first, end);
+	if (w->own_dw) /* a run cut short */
+		crew_run_end(crew, w->own_dw);
+	if (!(w->own_dw = crew_run_begin(crew, slot)))
+		return -ENOMEM;
+	err = walk_units(w, first, end);
+	crew_run_end(crew, w->own_dw);
+	w->own_dw = NULL;
+	return err;
+}
+
 /* Chunk c walked by wk, into c's own builder and lists. */
 static int walk_chunk(struct worker *wk, struct chunk *c)
 {
@@ -155,7 +177,7 @@ static int walk_chunk(struct worker *wk, struct chunk *c)
 	w->fr.b = c->out.b;
 	w->fr.inline_ranges = w->fr.line_rows = 0;
 	w->bad_file_index = 0;
-	err = walk_units(w, c->first, c->end);
+	err = walk_run(w, wk->run->crew, wk->slot, c->first, c->end);
 	c->out.st.inline_ranges = w->fr.inline_ranges;
 	c->out.st.line_rows = w->fr.line_rows;
 	c->bad_file_index = w->bad_file_index;
@@ -261,14 +283,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* A walker whose own fields start empty, reading through dw (NULL: the first pass's Dwarf). */
-static void worker_init(struct worker *wk, struct run *r, Dwarf *dw)
+/*
+ * A walker whose own fields start empty, on the thread of slot, reading
+ * through dw (NULL: the first pass's Dwarf, or with runs each run's).
+ */
+static void worker_init(struct worker *wk, struct run *r, unsigned slot, Dwarf *dw)
 {
 	const struct extract_ctx *x = r->main->x;
 
 	memset(wk, 0, sizeof(*wk));
 	memcpy(&wk->w, r->main, sizeof(wk->w));
 	memset(walker_fields(&wk->w), 0, walker_fields_size);
+	wk->slot = slot;
 	wk->w.own_dw = dw;
 	frames_init(&wk->w.fr, NULL, x->lines, x->files);
 	wk->w.fr.bias = x->bias;
@@ -278,18 +304,20 @@ static void worker_init(struct worker *wk, struct run *r, Dwarf *dw)
 
 static void worker_release(struct worker *wk)
 {
+	if (wk->run->crew->runs && wk->w.own_dw) /* a run cut short */
+		crew_run_end(wk->run->crew, wk->w.own_dw);
 	walk_release(&wk->w);
 	lines_release_spares(&wk->w);
 }
 
 static void start_workers(struct run *r, const struct crew *crew)
 {
-	worker_init(&r->workers[0], r, NULL);
+	worker_init(&r->workers[0], r, 0, NULL);
 	r->nworkers = 1;
 	while (r->nworkers < crew->n && r->nworkers < r->nchunks) {
 		struct worker *wk = &r->workers[r->nworkers];
 
-		worker_init(wk, r, crew->dw[r->nworkers]);
+		worker_init(wk, r, (unsigned)r->nworkers, crew->dw[r->nworkers]);
 		if (pthread_create(&wk->tid, NULL, worker_main, wk)) {
 			worker_release(wk);
 			break;
@@ -345,7 +373,7 @@ static int finish_alone(struct run *r, size_t joined, int err)
 {
 	struct worker redo;
 
-	worker_init(&redo, r, NULL);
+	worker_init(&redo, r, 0, NULL);
 	for (; joined < r->nchunks && !err; joined++) {
 		struct chunk *c = &r->chunks[joined];
 
@@ -360,10 +388,10 @@ static int finish_alone(struct run *r, size_t joined, int err)
 	return err;
 }
 
-static int walk_threads(struct dw *w, const struct crew *crew)
+static int walk_threads(struct dw *w, struct crew *crew)
 {
 	struct worker workers[CREW_MAX];
-	struct run r = { .main = w, .workers = workers };
+	struct run r = { .main = w, .crew = crew, .workers = workers };
 	size_t joined;
 	int err = plan_chunks(&r, w, crew_chunks(crew, w->nunits));
 
@@ -391,7 +419,21 @@ static int walk_threads(struct dw *w, const struct crew *crew)
 	return err;
 }
 
-int walk_all_units(struct dw *w, const struct crew *crew)
+/* One thread, in runs: each chunk straight into w's builder, through a Dwarf of its own. */
+static int walk_runs_alone(struct dw *w, struct crew *crew)
 {
-	return crew->n > 1 ? walk_threads(w, crew) : walk_units(w, 0, w->nunits);
+	struct run r = { .main = w, .crew = crew };
+	int err = plan_chunks(&r, w, crew_chunks(crew, w->nunits));
+
+	for (size_t k = 0; k < r.nchunks && !err; k++)
+		err = walk_run(w, crew, 0, r.chunks[k].first, r.chunks[k].end);
+	free(r.chunks);
+	return err;
+}
+
+int walk_all_units(struct dw *w, struct crew *crew)
+{
+	if (crew->n > 1)
+		return walk_threads(w, crew);
+	return crew->runs ? walk_runs_alone(w, crew) : walk_units(w, 0, w->nunits);
 }

@@ -13,6 +13,6 @@
  * intervals and counts reach w->x, in the same order, as
  * walk_units(w, 0, w->nunits) gives them on one thread.
  */
-int walk_all_units(struct dw *w, const struct crew *crew);
+int walk_all_units(struct dw *w, struct crew *crew);
 
 #endif

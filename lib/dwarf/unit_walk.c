@@ -384,7 +384,7 @@ static bool unit_die(const struct dw *w, const struct unit *un, Dwarf_Die *out)
 		*out = un->die;
 		return true;
 	}
-	return dwarf_offdie(w->own_dw, dwarf_dieoffset((Dwarf_Die *)&un->die), out) != NULL;
+	return dwarf_offdie(w->own_dw, un->die_off, out) != NULL;
 }
 
 /* Subprogram s's DIE, as this walker's Dwarf reads it (a split unit's: its .dwo's). */
