@@ -423,7 +423,7 @@ void builder_use_threads(struct lidia_builder *b, unsigned threads)
  */
 static void sort_ranges(struct lidia_builder *b)
 {
-	struct brange *sorted = range_sort(b->ranges, b->nranges);
+	struct brange *sorted = range_sort(b->ranges, b->nranges, b->threads);
 
 	if (!sorted) {
 		sort_array(b->ranges, b->nranges, sizeof(*b->ranges), cmp_range);

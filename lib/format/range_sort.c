@@ -6,9 +6,18 @@
  * records moved), a tenth of a big C++ library's conversion on one thread.
  * Least significant byte first, each pass stable, so equal keys keep their
  * order; a byte that is the same in every key is no pass at all.
+ *
+ * With a second thread and enough ranges, each pass is shared: each thread
+ * counts the byte in its half of the keys, then moves its half, the second
+ * half's keys placed after the first half's of the same byte (so still
+ * stable); the gather is shared too. The sort was the longest step of a
+ * big file's finalize that ran on one thread.
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "range_sort.h"
 
@@ -21,6 +30,9 @@ struct key {
 #define DEPTH_BYTES 4
 #define VA_BYTES 8
 #define NPASSES (DEPTH_BYTES + VA_BYTES)
+
+/* From this many ranges, with a second thread, the passes are shared. */
+#define SHARED_MIN (1u << 17)
 
 /* Byte p of k's sort key: depth's 4 bytes (least significant first), then va's 8. */
 static unsigned key_byte(const struct key *k, int p)
@@ -37,6 +49,13 @@ static void count_all(const struct key *keys, size_t n, size_t (*count)[256])
 			count[p][key_byte(&keys[i], p)]++;
 }
 
+/* src[lo, hi) moved to dst on byte p, the next place for each value in at. */
+static void scatter(const struct key *src, struct key *dst, size_t lo, size_t hi, int p, size_t *at)
+{
+	for (size_t i = lo; i < hi; i++)
+		dst[at[key_byte(&src[i], p)]++] = src[i];
+}
+
 /* One stable pass on byte p: src into dst, by the counts of that byte. */
 static void pass(const struct key *src, struct key *dst, size_t n, int p, const size_t *count)
 {
@@ -46,31 +65,98 @@ static void pass(const struct key *src, struct key *dst, size_t n, int p, const 
 		at[b] = sum;
 		sum += count[b];
 	}
-	for (size_t i = 0; i < n; i++)
-		dst[at[key_byte(&src[i], p)]++] = src[i];
+	scatter(src, dst, 0, n, p, at);
 }
 
-struct brange *range_sort(const struct brange *v, size_t n)
+/* The passes that move anything: none where every key has the same byte. */
+static void passes_needed(const struct key *keys, size_t n, const size_t (*count)[256], bool *need)
 {
-	struct key *keys = malloc(2 * (n ? n : 1) * sizeof(*keys)), *src = keys, *dst;
-	size_t(*count)[256] = calloc(NPASSES, sizeof(*count));
-	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
+	for (int p = 0; p < NPASSES; p++)
+		need[p] = n && count[p][key_byte(&keys[0], p)] != n;
+}
 
-	if (!keys || !count || !out || n > UINT32_MAX) {
-		free(keys);
-		free(count);
-		free(out);
-		return NULL;
+/* ---- Two threads -------------------------------------------------------------- */
+
+struct shared {
+	struct key *a, *b; /* the keys, and as many more */
+	const bool *need;
+	const struct brange *v;
+	struct brange *out;
+	size_t n, mid;	     /* thread 0 takes [0, mid), thread 1 [mid, n) */
+	size_t half[2][256]; /* each thread's counts of the pass's byte */
+	pthread_barrier_t sync;
+	struct key *sorted; /* a or b, where the keys end */
+};
+
+/* Thread t's share of every pass, then of the gather. */
+static void share(struct shared *s, unsigned t)
+{
+	struct key *src = s->a, *dst = s->b;
+	size_t lo = t ? s->mid : 0, hi = t ? s->n : s->mid;
+
+	for (int p = 0; p < NPASSES; p++) {
+		size_t at[256], sum = 0;
+		struct key *swap;
+
+		if (!s->need[p])
+			continue;
+		memset(s->half[t], 0, sizeof(s->half[t]));
+		for (size_t i = lo; i < hi; i++)
+			s->half[t][key_byte(&src[i], p)]++;
+		pthread_barrier_wait(&s->sync);
+		for (int v = 0; v < 256; v++) {
+			at[v] = sum + (t ? s->half[0][v] : 0);
+			sum += s->half[0][v] + s->half[1][v];
+		}
+		scatter(src, dst, lo, hi, p, at);
+		pthread_barrier_wait(&s->sync); /* dst whole before it is read, half counts reset */
+		swap = src;
+		src = dst;
+		dst = swap;
 	}
-	dst = keys + n;
-	for (size_t i = 0; i < n; i++)
-		keys[i] = (struct key){ v[i].va, v[i].depth, (uint32_t)i };
-	count_all(keys, n, count);
+	for (size_t i = lo; i < hi; i++)
+		s->out[i] = s->v[src[i].idx];
+}
+
+static void *second_thread(void *arg)
+{
+	share(arg, 1);
+	return NULL;
+}
+
+/* The passes and the gather on two threads; false when the second cannot start. */
+static bool sort_shared(struct key *keys, const bool *need, const struct brange *v, size_t n,
+			struct brange *out)
+{
+	struct shared s = {
+		.a = keys, .b = keys + n, .need = need, .v = v, .out = out, .n = n, .mid = n / 2
+	};
+	pthread_t tid;
+
+	if (pthread_barrier_init(&s.sync, NULL, 2))
+		return false;
+	if (pthread_create(&tid, NULL, second_thread, &s)) {
+		pthread_barrier_destroy(&s.sync);
+		return false;
+	}
+	share(&s, 0);
+	pthread_join(tid, NULL);
+	pthread_barrier_destroy(&s.sync);
+	return true;
+}
+
+/* ---- One thread ----------------------------------------------------------------- */
+
+static void sort_alone(struct key *keys, const size_t (*count)[256], const bool *need,
+		       const struct brange *v, size_t n, struct brange *out)
+{
+	struct key *src = keys, *dst = keys + n;
+
 	for (int p = 0; p < NPASSES; p++) {
 		struct key *t;
 
-		if (n == 0 || count[p][key_byte(&keys[0], p)] == n)
-			continue; /* every key has the same byte here */
+		if (!need[p])
+			continue;
 		pass(src, dst, n, p, count[p]);
 		t = src;
 		src = dst;
@@ -78,6 +164,27 @@ struct brange *range_sort(const struct brange *v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		out[i] = v[src[i].idx];
+}
+
+struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
+{
+	struct key *keys = malloc(2 * (n ? n : 1) * sizeof(*keys));
+	size_t(*count)[256] = calloc(NPASSES, sizeof(*count));
+	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
+	bool need[NPASSES];
+
+	if (!keys || !count || !out || n > UINT32_MAX) {
+		free(keys);
+		free(count);
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (struct key){ v[i].va, v[i].depth, (uint32_t)i };
+	count_all(keys, n, count);
+	passes_needed(keys, n, (const size_t(*)[256])count, need);
+	if (threads < 2 || n < SHARED_MIN || !sort_shared(keys, need, v, n, out))
+		sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
 	free(keys);
 	free(count);
 	return out;

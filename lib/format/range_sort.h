@@ -9,8 +9,9 @@
 /*
  * v's n ranges in (va, depth, insertion) order, where insertion order is
  * v's: a new array of n (v is the caller's still), or NULL when there is no
- * memory for one.
+ * memory for one. threads >= 2: a big sort shares its passes with a second
+ * thread (the same order).
  */
-struct brange *range_sort(const struct brange *v, size_t n);
+struct brange *range_sort(const struct brange *v, size_t n, unsigned threads);
 
 #endif
