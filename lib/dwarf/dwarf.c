@@ -216,30 +216,28 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 }
 
 /*
- * Whether the units can be read in runs, each through a Dwarf of its own
- * (dwarf_crew.h): none is split (a .dwo belongs to the Dwarf that found it)
- * and a new Dwarf over the image reads the first and the last. Then the
- * Dwarf that listed them, and all it kept of each unit, is ended, and
- * w->dw is a new one that reads nothing.
+ * Whether the second pass can read the units in runs (dwarf_crew.h): none
+ * is split (a .dwo belongs to the Dwarf that found it), and a new Dwarf
+ * over the image reads the first one (libdw inflates a GNU .zdebug section
+ * in the image once, and then no other Dwarf reads it). Then the Dwarf
+ * that listed and scanned the units, and all it kept of each, is ended,
+ * and w->dw is the new one, which reads nothing more.
  */
 static bool read_in_runs(struct dw *w, Elf *elf, Dwarf *alt)
 {
-	Dwarf *test, *fresh;
-	Dwarf_Die first, last;
-	bool reads;
+	Dwarf *fresh;
+	Dwarf_Die first;
 
-	if (w->split_units || !w->nunits)
+	if (w->split_units || !w->nunits || !(fresh = dwarf_begin_image(elf, alt)))
 		return false;
-	test = dwarf_begin_image(elf, alt);
-	reads = test && dwarf_offdie(test, w->units[0].die_off, &first) &&
-		dwarf_offdie(test, w->units[w->nunits - 1].die_off, &last);
-	dwarf_end_image(test);
-	if (!reads || !(fresh = dwarf_begin_image(elf, alt)))
+	if (!dwarf_offdie(fresh, w->units[0].die_off, &first)) {
+		dwarf_end_image(fresh);
 		return false;
+	}
 	dwarf_end_image(w->dw);
 	w->dw = fresh;
 	for (size_t i = 0; i < w->nunits; i++)
-		memset(&w->units[i].die, 0, sizeof(w->units[i].die)); /* the Dwarf is gone */
+		memset(&w->units[i].die, 0, sizeof(w->units[i].die)); /* its Dwarf is gone */
 	return true;
 }
 
@@ -270,10 +268,13 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	find_split =
 		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
 	if (!(err = list_units(&w, dw, find_split))) {
-		crew_open(&crew, &w, alt, read_in_runs(&w, e->elf, alt));
+		crew_open(&crew, &w, alt);
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
-		    !(err = plan_groups(&w)))
+		    !(err = plan_groups(&w))) {
+			if (read_in_runs(&w, e->elf, alt))
+				crew_start_runs(&crew, e->elf, alt);
 			err = walk_all_units(&w, &crew);
+		}
 		crew_close(&crew);
 	}
 	if (!err && x->lines) /* as the units' own orphan rows: kept only with lines */

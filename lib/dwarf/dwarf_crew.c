@@ -33,34 +33,28 @@ static Dwarf *own_dwarf(const struct dw *w, Dwarf *alt, Dwarf **own_alt)
 	return mine;
 }
 
-/* With runs: a dwz file of each thread's own (its Dwarfs are begun per run). */
-static void open_runs(struct crew *c, const struct dw *w, Dwarf *alt, size_t threads)
-{
-	c->runs = true;
-	c->elf = dwarf_getelf(w->dw);
-	c->alt[0] = alt;
-	pthread_mutex_init(&c->lock, NULL);
-	while (c->n < threads) {
-		if (alt && !(c->alt[c->n] = dwarf_begin_image(dwarf_getelf(alt), NULL)))
-			break;
-		c->n++;
-	}
-}
-
-void crew_open(struct crew *c, const struct dw *w, Dwarf *alt, bool runs)
+void crew_open(struct crew *c, const struct dw *w, Dwarf *alt)
 {
 	size_t threads = w->x->threads < CREW_MAX ? w->x->threads : CREW_MAX;
 
 	memset(c, 0, sizeof(*c));
 	c->n = 1;
 	if (threads <= 1 || w->split_units || w->nunits < 2 * threads)
-		threads = 1;
-	if (runs) {
-		open_runs(c, w, alt, threads);
 		return;
-	}
 	while (c->n < threads && (c->dw[c->n] = own_dwarf(w, alt, &c->alt[c->n])))
 		c->n++;
+}
+
+void crew_start_runs(struct crew *c, Elf *elf, Dwarf *alt)
+{
+	for (size_t i = 1; i < c->n; i++) {
+		dwarf_end_image(c->dw[i]);
+		c->dw[i] = NULL;
+	}
+	c->runs = true;
+	c->elf = elf;
+	c->alt[0] = alt;
+	pthread_mutex_init(&c->lock, NULL);
 }
 
 void crew_close(struct crew *c)

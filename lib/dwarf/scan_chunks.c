@@ -20,13 +20,9 @@ struct scan_chunk {
 
 struct scan_run {
 	struct dw *w;
-	struct crew *crew;
 	struct scan_chunk *chunks;
 	size_t nchunks;
-	/*
-	 * Each run_items() slot's: a crew thread's Dwarf, the last slot w->dw;
-	 * with runs, the Dwarf of the chunk it scans.
-	 */
+	/* Each run_items() slot's: a crew thread's Dwarf, the last slot w->dw. */
 	struct scanner scanners[RUN_ITEMS_MAX + 1];
 };
 
@@ -70,16 +66,7 @@ static void scan_chunk(void *ctx, unsigned slot, size_t k)
 	struct scan_chunk *c = &r->chunks[k];
 
 	free(c->subs); /* what a scan cut short left */
-	if (r->crew->runs) {
-		if (s->own_dw) /* a run cut short */
-			crew_run_end(r->crew, s->own_dw);
-		s->own_dw = crew_run_begin(r->crew, slot);
-	}
-	c->err = r->crew->runs && !s->own_dw ? -ENOMEM : scan_units(s, c->first, c->end);
-	if (r->crew->runs) {
-		crew_run_end(r->crew, s->own_dw);
-		s->own_dw = NULL;
-	}
+	c->err = scan_units(s, c->first, c->end);
 	c->subs = s->subs;
 	c->nsubs = s->nsubs;
 	s->subs = NULL;
@@ -114,7 +101,7 @@ static int join_scans(struct scan_run *r)
 	return err;
 }
 
-static int scan_threads(struct dw *w, struct crew *crew)
+static int scan_threads(struct dw *w, const struct crew *crew)
 {
 	struct scan_run *r = calloc(1, sizeof(*r));
 	int err;
@@ -122,18 +109,14 @@ static int scan_threads(struct dw *w, struct crew *crew)
 	if (!r)
 		return -ENOMEM;
 	r->w = w;
-	r->crew = crew;
 	for (size_t i = 0; i <= RUN_ITEMS_MAX; i++)
 		r->scanners[i] =
 			(struct scanner){ .w = w, .own_dw = i < crew->n ? crew->dw[i] : NULL };
 	if (!(err = plan_scan(r, w, crew_chunks(crew, w->nunits))) &&
 	    !(err = run_items(r->nchunks, (unsigned)crew->n, w->x->guard, scan_chunk, r)))
 		err = join_scans(r);
-	for (size_t i = 0; i <= RUN_ITEMS_MAX; i++) {
-		if (crew->runs && r->scanners[i].own_dw) /* a run cut short */
-			crew_run_end(crew, r->scanners[i].own_dw);
+	for (size_t i = 0; i <= RUN_ITEMS_MAX; i++)
 		scanner_release(&r->scanners[i]);
-	}
 	for (size_t k = 0; k < r->nchunks; k++)
 		free(r->chunks[k].subs);
 	free(r->chunks);
@@ -141,12 +124,12 @@ static int scan_threads(struct dw *w, struct crew *crew)
 	return err;
 }
 
-int scan_all_units(struct dw *w, struct crew *crew)
+int scan_all_units(struct dw *w, const struct crew *crew)
 {
 	struct scanner s = { .w = w };
 	int err;
 
-	if (crew->n > 1 || crew->runs)
+	if (crew->n > 1)
 		return scan_threads(w, crew);
 	err = scan_units(&s, 0, w->nunits);
 	w->subs = s.subs;

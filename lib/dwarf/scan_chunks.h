@@ -10,6 +10,6 @@
  * threads, the calling one among them: w->subs and the units' facts as one
  * thread scanning them in order makes them.
  */
-int scan_all_units(struct dw *w, struct crew *crew);
+int scan_all_units(struct dw *w, const struct crew *crew);
 
 #endif
