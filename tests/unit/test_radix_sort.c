@@ -33,10 +33,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return unit_next_random(&rng);
 }
 
 /* The expected order: a stable insertion sort of (key, seq) records. */
