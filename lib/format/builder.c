@@ -523,7 +523,7 @@ int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx)
 		return LIDIA_E_STATE;
 	make_header(b, header);
 	err = sink(ctx, header, sizeof(header));
-	return err ? err : tables_emit(&tables, sink, ctx);
+	return err ? err : tables_emit_pipe(&tables, b->threads, sink, ctx);
 }
 
 int lidia_write_all(int fd, const void *buf, size_t len)
@@ -550,8 +550,9 @@ static int fd_sink(void *ctx, const void *buf, size_t len)
 }
 
 /*
- * Streamed through a chunk, on one thread: encoding the whole file in fresh
- * memory on every thread first was slower (its pages made, then copied).
+ * Streamed a chunk at a time, encoded beside the writing with a second
+ * thread (emit_pipe.c): encoding the whole file in fresh memory on every
+ * thread first was slower (its pages made, then copied).
  */
 int lidia_builder_write_fd(struct lidia_builder *b, int fd)
 {

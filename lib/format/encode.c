@@ -19,7 +19,7 @@
 #define MIN_PIECE (1u << 20) /* smaller tables are one piece: threads cost more */
 #define MAX_PIECES (4 * RUN_ITEMS_MAX)
 
-static size_t entry_size(const struct tables *t, int k)
+size_t tables_entry_size(const struct tables *t, int k)
 {
 	switch (k) {
 	case TABLE_VA:
@@ -33,7 +33,7 @@ static size_t entry_size(const struct tables *t, int k)
 	}
 }
 
-static size_t entries(const struct tables *t, int k)
+size_t tables_entries(const struct tables *t, int k)
 {
 	return k == TABLE_STRINGS ? t->strings_len : k == TABLE_LINES ? t->nlines : t->nranges;
 }
@@ -41,7 +41,7 @@ static size_t entries(const struct tables *t, int k)
 void tables_sizes(const struct tables *t, uint64_t size[NTABLES])
 {
 	for (int k = 0; k < NTABLES; k++)
-		size[k] = (uint64_t)entries(t, k) * entry_size(t, k);
+		size[k] = (uint64_t)tables_entries(t, k) * tables_entry_size(t, k);
 }
 
 static void put_field(unsigned char *p, uint64_t v, unsigned size)
@@ -78,11 +78,19 @@ static void encode_entry(const struct tables *t, int k, size_t i, unsigned char 
 	}
 }
 
+void tables_encode_entries(const struct tables *t, int k, size_t lo, size_t hi, unsigned char *out)
+{
+	size_t size = tables_entry_size(t, k);
+
+	for (size_t i = lo; i < hi; i++, out += size)
+		encode_entry(t, k, i, out);
+}
+
 /* Entries [lo, hi) of table k through emit, a chunk at a time (buf: CHUNK bytes). */
 static int emit_entries(const struct tables *t, int k, size_t lo, size_t hi, unsigned char *buf,
 			emit_fn emit, void *ctx)
 {
-	size_t size = entry_size(t, k), per = CHUNK / size;
+	size_t size = tables_entry_size(t, k), per = CHUNK / size;
 	int err;
 
 	if (k == TABLE_STRINGS)
@@ -105,7 +113,7 @@ int tables_emit(const struct tables *t, emit_fn emit, void *ctx)
 	int err = buf ? 0 : -ENOMEM;
 
 	for (int k = 0; k < NTABLES && !err; k++)
-		err = emit_entries(t, k, 0, entries(t, k), buf, emit, ctx);
+		err = emit_entries(t, k, 0, tables_entries(t, k), buf, emit, ctx);
 	free(buf);
 	return err;
 }
@@ -171,7 +179,7 @@ static void cut(struct pieces *ps, unsigned threads, unsigned char *out)
 		want = MIN_PIECE;
 	ps->n = 0;
 	for (int k = 0; k < NTABLES; k++) {
-		size_t n = entries(ps->t, k), es = entry_size(ps->t, k);
+		size_t n = tables_entries(ps->t, k), es = tables_entry_size(ps->t, k);
 		size_t parts = (size_t)(size[k] / want) + 1, per;
 
 		if (parts > MAX_PIECES / NTABLES)
@@ -217,7 +225,7 @@ int tables_crc(const struct tables *t, unsigned threads, uint32_t crc[NTABLES])
 		crc[k] = 0;
 	for (size_t i = 0; !err && i < ps->n; i++) {
 		const struct piece *p = &ps->v[i];
-		uint64_t len = (uint64_t)(p->hi - p->lo) * entry_size(t, p->table);
+		uint64_t len = (uint64_t)(p->hi - p->lo) * tables_entry_size(t, p->table);
 
 		crc[p->table] = lidia_crc32c_combine(crc[p->table], p->crc, len);
 	}

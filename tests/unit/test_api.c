@@ -627,6 +627,56 @@ static uint64_t word(const unsigned char *p, int size)
 	return v;
 }
 
+/* A sink into memory, failing with -EIO once it holds fail_at bytes (0: never). */
+struct mem_sink {
+	unsigned char *buf;
+	size_t len, cap, fail_at;
+	size_t failed; /* calls answered with -EIO */
+};
+
+static int mem_sink(void *ctx, const void *buf, size_t len)
+{
+	struct mem_sink *m = ctx;
+
+	if (m->fail_at && m->len >= m->fail_at) {
+		m->failed++;
+		return -EIO;
+	}
+	if (m->len + len > m->cap) {
+		unsigned char *p = realloc(m->buf, m->len + len);
+
+		if (!p)
+			return -ENOMEM;
+		m->buf = p;
+		m->cap = m->len + len;
+	}
+	memcpy(m->buf + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+/*
+ * b (on 2 threads, over 4 MiB of tables) streamed to a sink: the tables are
+ * encoded on a second thread while the sink takes the chunks before, and the
+ * sink gets want's bytes (one thread's, made in memory); a sink that fails
+ * half way stops it with its error, having been called no more after it.
+ */
+static void streamed_on_threads(struct lidia_builder *b, const void *want, size_t nwant)
+{
+	struct mem_sink all = { 0 }, half = { .fail_at = nwant / 2 };
+	int err;
+
+	CHECK(!lidia_builder_write(b, mem_sink, &all) && all.len == nwant &&
+		      !memcmp(all.buf, want, nwant),
+	      "builder: streamed on 2 threads (%zu bytes), the bytes one thread makes", all.len);
+	err = lidia_builder_write(b, mem_sink, &half);
+	CHECK(err == -EIO && half.len >= nwant / 2 && half.len < nwant && half.failed == 1,
+	      "builder: a sink failing half way: its error, and no call after it (%zu failed)",
+	      half.failed);
+	free(all.buf);
+	free(half.buf);
+}
+
 /*
  * A builder of 300,000 ranges with lines, finalized and written on 2
  * threads (tables cut into pieces encoded side by side): the bytes are
@@ -677,6 +727,8 @@ static void tables_on_threads(void)
 		}
 		CHECK(crcs, "builder: each table's CRC in the header is the CRC-32C of its bytes");
 	}
+	if (ok)
+		streamed_on_threads(two, a, na);
 	free(a);
 	free(b);
 	lidia_builder_free(one);
