@@ -490,7 +490,12 @@ LIDIA_API uint64_t lidia_builder_file_size(const struct lidia_builder *b);
  */
 typedef int (*lidia_sink_fn)(void *ctx, const void *buf, size_t len);
 
-/* Write the finalized file to sink, strictly in order (pipes work). */
+/*
+ * Write the finalized file to sink, strictly in order (pipes work). The
+ * sink is called on the calling thread only; with the extraction's threads
+ * (lidia_extract_opts.threads >= 2) a big file's tables are encoded on a
+ * second thread meanwhile, which ends before this returns.
+ */
 LIDIA_API int lidia_builder_write(struct lidia_builder *b, lidia_sink_fn sink, void *ctx);
 
 /* Write the finalized file to fd (a file, pipe or socket); fd stays open. */
