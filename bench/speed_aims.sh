@@ -16,7 +16,9 @@
 #   llvm symbols  libLLVM-16.so.1 (libllvm16, stripped: .dynsym only),
 #                 lidiagen --allow-dynsym-only CPU over Pyroscope's writer
 #                 (CreateLidia with CRC, files and lines, as its symbolizer
-#                 calls it), demangled and --no-demangle                    <= 0.30
+#                 calls it), demangled and --no-demangle; each timed over
+#                 BENCH_AIMS_REPEAT (10) runs one after the other, as one
+#                 run is a few of /usr/bin/time's 10 ms ticks              <= 0.30
 #   libc RSS      libc6-dbg's libc.so.6 debug file: peak RSS over the
 #                 inflated DWARF                                            <= 2
 # The sixth aim (index + 4 shards over 7 .debs <= 1.3x one run) is
@@ -28,7 +30,8 @@
 # newest Go found in /usr/lib/go-*. Without either, that line is skipped.
 #
 # Environment: BENCH_CACHE (default bench/.cache), BENCH_AIMS_RUNS (3),
-# BENCH_AIMS (default "ceph gold llvm libc"), GSYMUTIL (llvm-gsymutil-16).
+# BENCH_AIMS_REPEAT (10), BENCH_AIMS (default "ceph gold llvm libc"),
+# GSYMUTIL (llvm-gsymutil-16).
 set -euo pipefail
 # shellcheck source=bench/lib_deb.sh
 . "$(dirname "$0")/lib_deb.sh"
@@ -40,6 +43,7 @@ LIDIAGEN=$(abspath "${1:-$root/build/lidiagen}")
 BASELINE=${2:+$(abspath "$2")}
 CACHE=${BENCH_CACHE:-$here/.cache}
 RUNS=${BENCH_AIMS_RUNS:-3}
+REPEAT=${BENCH_AIMS_REPEAT:-10}
 AIMS=${BENCH_AIMS:-"ceph gold llvm libc"}
 GSYMUTIL=${GSYMUTIL:-llvm-gsymutil-16}
 
@@ -126,6 +130,16 @@ alternate() {
 }
 
 conv() { echo "$1 -q -j $2 $3 -o $tmp/out"; }
+
+# repeated NAME CMD...: a script running CMD REPEAT times, the outputs
+# removed before each; its path, for alternate() (one timed process tree).
+repeated() {
+	local name=$1 script=$tmp/repeat-$1.sh
+	shift
+	printf '#!/bin/sh\nfor i in $(seq %d); do rm -rf %s %s; %s >/dev/null || exit 1; done\n' \
+		"$REPEAT" "$tmp/out" "$tmp/out.x" "$*" >"$script"
+	echo "sh $script"
+}
 gsym() { echo "$GSYMUTIL --quiet --num-threads=1 --convert=$1 --out-file=$tmp/out.x"; }
 
 aim_ceph() {
@@ -159,13 +173,14 @@ aim_llvm() {
 		say "llvm: no PYROSCOPE_WRITER or PYROSCOPE_SRC: skipped"
 		return
 	fi
-	alternate "ls:$(conv "$LIDIAGEN" 1 "--allow-dynsym-only $f")" \
-		"ln:$(conv "$LIDIAGEN" 1 "--allow-dynsym-only --no-demangle $f")" "pw:$w $f $tmp/out.x" \
-		${BASELINE:+"bs:$(conv "$BASELINE" 1 "--allow-dynsym-only $f")"}
+	alternate "ls:$(repeated ls "$(conv "$LIDIAGEN" 1 "--allow-dynsym-only $f")")" \
+		"ln:$(repeated ln "$(conv "$LIDIAGEN" 1 "--allow-dynsym-only --no-demangle $f")")" \
+		"pw:$(repeated pw "$w $f $tmp/out.x")" \
+		${BASELINE:+"bs:$(repeated bs "$(conv "$BASELINE" 1 "--allow-dynsym-only $f")")"}
 	line "libLLVM-16 symbols: CPU / Pyroscope's" "$(ratio "$(median ls 1)" "$(median pw 1)")" \
-		"<=" 0.30 "$(cells ls pw ${BASELINE:+bs}) RSS x$(ratio "$(median ls 3)" "$(median pw 3)")"
+		"<=" 0.30 "$(cells ls pw ${BASELINE:+bs}) (s: $REPEAT runs) RSS x$(ratio "$(median ls 3)" "$(median pw 3)")"
 	line "  the same, --no-demangle" "$(ratio "$(median ln 1)" "$(median pw 1)")" "<=" 0.30 \
-		"$(cells ln)"
+		"$(cells ln) ($REPEAT runs)"
 }
 
 aim_libc() {
