@@ -136,6 +136,7 @@ conv() { echo "$1 -q -j $2 $3 -o $tmp/out"; }
 repeated() {
 	local name=$1 script=$tmp/repeat-$1.sh
 	shift
+	# shellcheck disable=SC2016 # $(seq ...) is the written script's to expand
 	printf '#!/bin/sh\nfor i in $(seq %d); do rm -rf %s %s; %s >/dev/null || exit 1; done\n' \
 		"$REPEAT" "$tmp/out" "$tmp/out.x" "$*" >"$script"
 	echo "sh $script"
