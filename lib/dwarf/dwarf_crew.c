@@ -81,7 +81,7 @@ Dwarf *crew_run_begin(struct crew *c, unsigned slot)
 	Dwarf *dw;
 
 	pthread_mutex_lock(&c->lock);
-	dw = dwarf_begin_image(c->elf, c->alt[slot < c->n ? slot : 0]);
+	dw = dwarf_begin_image(c->elf, c->alt[slot]);
 	pthread_mutex_unlock(&c->lock);
 	return dw;
 }

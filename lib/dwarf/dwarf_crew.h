@@ -25,12 +25,11 @@
  * records of every unit were a fifth of the peak, beside the builder).
  */
 struct crew {
-	Dwarf *dw[CREW_MAX]; /* [0]: NULL (w->dw), then each thread's; none in runs */
-	Dwarf *alt
-		[CREW_MAX]; /* each thread's dwz file ([0]: the extraction's), when there is one */
-	size_t n;	    /* threads: 1 when the calling one works alone */
-	bool runs;	    /* the second pass reads in runs */
-	Elf *elf;	    /* what the runs' Dwarfs read */
+	Dwarf *dw[CREW_MAX];  /* [0]: NULL (w->dw), then each thread's; none in runs */
+	Dwarf *alt[CREW_MAX]; /* each thread's dwz file, when there is one ([0]: w->dw's) */
+	size_t n;	      /* threads: 1 when the calling one works alone */
+	bool runs;	      /* the second pass reads in runs */
+	Elf *elf;	      /* what the runs' Dwarfs read */
 	pthread_mutex_t lock; /* libelf is entered by one thread at a time */
 };
 
@@ -52,8 +51,8 @@ size_t crew_chunks(const struct crew *c, size_t n);
 void crew_start_runs(struct crew *c, Elf *elf, Dwarf *alt);
 
 /*
- * A Dwarf for a run of units on the thread of this slot (the calling
- * thread's: 0 and RUN_ITEMS_MAX); NULL when there is no memory. Ended by
+ * A Dwarf for a run of units on thread slot (0: the calling one), with
+ * that thread's dwz file; NULL when there is no memory. Ended by
  * crew_run_end() when the run is done.
  */
 Dwarf *crew_run_begin(struct crew *c, unsigned slot);

@@ -165,10 +165,10 @@ static int walk_run(struct dw *w, struct crew *crew, unsigned slot, size_t *in_r
 /* The end of w's run, if it is in one. */
 static void end_run(struct dw *w, struct crew *crew)
 {
-	if (crew->runs && w->own_dw)
-		crew_run_end(crew, w->own_dw);
-	if (crew->runs)
-		w->own_dw = NULL;
+	if (!crew->runs || !w->own_dw)
+		return;
+	crew_run_end(crew, w->own_dw);
+	w->own_dw = NULL;
 }
 
 /* Chunk c walked by wk, into c's own builder and lists. */

@@ -95,10 +95,9 @@ static void *encoder(void *arg)
 /* The chunks to the sink as they are encoded, in order; the first error stops both. */
 static int write_chunks(struct pipe *p, emit_fn emit, void *ctx)
 {
-	int err = 0;
-
 	for (;;) {
 		struct slot *s;
+		int err;
 
 		pthread_mutex_lock(&p->lock);
 		while (p->written == p->encoded && !p->done)
@@ -106,7 +105,7 @@ static int write_chunks(struct pipe *p, emit_fn emit, void *ctx)
 		s = p->written < p->encoded ? &p->slots[p->written % NSLOTS] : NULL;
 		pthread_mutex_unlock(&p->lock);
 		if (!s)
-			return err; /* all written */
+			return 0; /* all written */
 		err = emit(ctx, s->data, s->len);
 		advance(p, &p->written, err != 0);
 		if (err)
