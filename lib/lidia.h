@@ -379,7 +379,14 @@ struct lidia_extract_opts {
 	 * the calling thread alone). The output is the same bytes for any count.
 	 */
 	unsigned threads;
-	uint8_t reserved_end[4]; /* zero (the macro sees to it): room for fields to come */
+	uint8_t reserved_end[4]; /* zero (the macro sees to it); a non-zero byte is refused */
+	/*
+	 * A debug root of dwz supplementary files the caller gathered
+	 * (<dir>/.build-id/xx/yyyy.debug, each named by its own build ID): looked
+	 * in first for the one an image's .gnu_debugaltlink names, even with
+	 * no_debug_search (its files are images given, not found). NULL: none.
+	 */
+	const char *dwz_dir;
 };
 #define LIDIA_EXTRACT_OPTS(...)                                                                    \
 	((struct lidia_extract_opts){ .sz = sizeof(struct lidia_extract_opts), __VA_ARGS__ })

@@ -51,14 +51,14 @@ static inline bool opts_valid(const unsigned char *opts, size_t user_sz, size_t 
  * must leave no hole between them either.
  */
 #define lidia_reader_opts__last_field check_crc
-#define lidia_extract_opts__last_field threads
+#define lidia_extract_opts__last_field dwz_dir
 #define lidia_store_opts__last_field key_template
 #define lidia_archive_opts__last_field file_bytes
 
 #define OPTS_END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
 _Static_assert(sizeof(struct lidia_reader_opts) == OPTS_END(lidia_reader_opts, reserved),
 	       "lidia_reader_opts ends in padding");
-_Static_assert(sizeof(struct lidia_extract_opts) == OPTS_END(lidia_extract_opts, reserved_end),
+_Static_assert(sizeof(struct lidia_extract_opts) == OPTS_END(lidia_extract_opts, dwz_dir),
 	       "lidia_extract_opts ends in padding");
 _Static_assert(sizeof(struct lidia_store_opts) == OPTS_END(lidia_store_opts, key_template),
 	       "lidia_store_opts ends in padding");

@@ -128,8 +128,9 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 		return err == -ENOMEM ? err : 0;
 	}
 	/* The dwz file is the extraction's own: libdw inflates its .zdebug sections in it. */
-	if (!OPTS_GET(opts, no_debug_search, false) &&
-	    debug_find_alt(e, debug_dirs(opts), &alt) > 0) {
+	if (debug_find_alt(e, OPTS_GET(opts, dwz_dir, NULL),
+			   OPTS_GET(opts, no_debug_search, false) ? NULL : debug_dirs(opts),
+			   &alt) > 0) {
 		if (debug_sections_inflate(alt, false, threads, guard, &alt_inflated))
 			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
 				  e->name);
@@ -254,6 +255,10 @@ static bool reserved_zero(const struct lidia_extract_opts *opts)
 {
 	for (size_t i = 0; OPTS_HAS(opts, reserved) && i < sizeof(opts->reserved); i++)
 		if (opts->reserved[i])
+			return false;
+	/* No field may take these any more: dwz_dir came after them. */
+	for (size_t i = 0; OPTS_HAS(opts, reserved_end) && i < sizeof(opts->reserved_end); i++)
+		if (opts->reserved_end[i])
 			return false;
 	return true;
 }

@@ -255,7 +255,8 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
 	return found;
 }
 
-int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct lidia_elf **out)
+int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *const *dirs,
+		   struct lidia_elf **out)
 {
 	const unsigned char *data, *end;
 	char hex[LIDIA_KEY_MAX], path[PATH_MAX], dir[PATH_MAX];
@@ -272,7 +273,12 @@ int debug_find_alt(const struct lidia_elf *e, const char *const *dirs, struct li
 	name = (const char *)data;
 	for (size_t i = 0; i < idlen; i++)
 		snprintf(hex + 2 * i, 3, "%02x", end[1 + i]);
-	for (size_t i = 0; dirs && dirs[i]; i++) {
+	if (gathered && build_id_path(path, sizeof(path), gathered, hex) &&
+	    open_matching(e, path, hex, out, NULL, 0))
+		return 1;
+	if (!dirs)
+		return 0; /* no search */
+	for (size_t i = 0; dirs[i]; i++) {
 		if (build_id_path(path, sizeof(path), dirs[i], hex) &&
 		    open_matching(e, path, hex, out, NULL, 0))
 			return 1;

@@ -151,6 +151,17 @@ static void extract_opts(void)
 	o.reserved[3] = 1;
 	CHECK(extract_self(&o) == LIDIA_E_INVAL,
 	      "extract: a non-zero reserved byte (before prefix_map): LIDIA_E_INVAL");
+	o.reserved[3] = 0;
+	o.reserved_end[1] = 1;
+	CHECK(extract_self(&o) == LIDIA_E_INVAL,
+	      "extract: a non-zero reserved_end byte (before dwz_dir): LIDIA_E_INVAL");
+	/* A caller built before dwz_dir: those bytes past its struct are what it checks. */
+	o.sz = offsetof(struct lidia_extract_opts, dwz_dir);
+	CHECK(extract_self(&o) == LIDIA_E_INVAL,
+	      "extract: a caller's struct ending before dwz_dir, a non-zero byte at its end: "
+	      "LIDIA_E_INVAL");
+	o.reserved_end[1] = 0;
+	CHECK(extract_self(&o) == 0, "extract: a caller's struct ending before dwz_dir: accepted");
 }
 
 int main(void)

@@ -30,6 +30,7 @@ void batch_release(struct batch *b)
 	free(b->groups);
 	if (b->alt_dir[0])
 		dbgd_links_remove(b->alt_dir);
+	free(b->dwz);
 	problems_release(&b->failures);
 	state_release(&b->state);
 	budget_destroy(&b->budget);

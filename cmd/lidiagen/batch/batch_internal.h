@@ -152,8 +152,11 @@ struct batch {
 	size_t planned, planned_over; /* --dry-run: would be written, of which over another */
 	size_t warnings;	      /* --strict: each one a failure */
 	bool debuginfod_down;	      /* a fetch failed for want of a server: none is asked again */
-	char alt_dir
-		[4096]; /* "": none yet; else the dwz files fetched, by build ID (a debug root) */
+	/* "": none yet; else the run's dwz files, gathered and fetched (dwz_pool.c) */
+	char alt_dir[4096];
+	struct dwz_seen *dwz; /* the dwz files gathered there, by build ID */
+	bool *streamed;	      /* phase 3: by input, the archives streamed to their end */
+	size_t ndwz, cap_dwz;
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
 	uint64_t bytes;	     /* of the inputs read */
 	struct problems failures; /* inputs that failed, for the manifest and the index */
@@ -243,6 +246,38 @@ void convert_group(struct batch *b, struct group *g);
 
 /* Free the group's loaded members, and give their bytes back to the budget. */
 void release_members(struct batch *b, struct group *g);
+
+/* ---- dwz_pool.c: the run's dwz files ---- */
+
+struct dwz_seen {
+	char id[LIDIA_KEY_MAX];
+	char sha[65]; /* of its bytes */
+	bool placed;  /* in the root */
+	bool clash;   /* another of this build ID has other bytes: neither is used */
+};
+
+/* The run's debug root of dwz files (b->alt_dir), made on first use (under the lock). */
+int dwz_root(struct batch *b);
+
+/*
+ * The dwz file input (its bytes at data, or the file when data is NULL),
+ * of build ID hex, put under the root where every extraction looks (not
+ * under the lock). Its problems are warnings: its debug files then say
+ * that they miss it.
+ */
+void dwz_pool_add(struct batch *b, const char *input, const void *data, size_t size,
+		  const char *hex);
+
+/*
+ * The dwz files that are inputs of their own (not archive members) and that
+ * phase 1 did not read (unchanged since --state's run, or --index's),
+ * gathered before any group is converted. Members are gathered as their
+ * archives stream (schedule.c).
+ */
+void dwz_pool_gather_unread(struct batch *b);
+
+/* The root into dir, when there is one (for lidia_extract_opts.dwz_dir). */
+bool dwz_pool_dir(struct batch *b, char *dir, size_t size);
 
 /* ---- debuginfod_fetch.c: --debuginfod ---- */
 

@@ -114,9 +114,13 @@ static void extract_group(struct group_read *gr)
 	struct group *g = gr->g;
 	struct lidia_elf *elfs[2] = { NULL, NULL };
 	struct lidia_extract_opts opts = gr->b->o->extract;
+	char dwz_dir[sizeof(gr->b->alt_dir)];
 	size_t n = 0;
 
 	opts.threads = gr->threads;
+	/* The dwz files of the inputs, wherever they were (dwz_pool.c). */
+	if (dwz_pool_dir(gr->b, dwz_dir, sizeof(dwz_dir)))
+		opts.dwz_dir = dwz_dir;
 
 	/* The binary first, then the image with the most information. */
 	if ((g->bin < 0 || (!(gr->err = open_part(gr->b, g, g->bin, 1, &elfs[n++])) &&

@@ -107,22 +107,6 @@ static int fetch(struct batch *b, const char *hex, struct dbgd_got *got)
 	return dbgd_fetch(hex, &(struct dbgd_progress){ .fn = fetch_moves, .ctx = &f }, got);
 }
 
-/* The run's debug root of fetched dwz files, made on first use (under the lock). */
-static int alt_dir(struct batch *b)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	if (b->alt_dir[0])
-		return 0;
-	snprintf(b->alt_dir, sizeof(b->alt_dir), "%s/lidiagen-dwz-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(b->alt_dir)) {
-		b->alt_dir[0] = '\0';
-		return -errno;
-	}
-	return 0;
-}
-
 /*
  * The dwz file the fetched debug file at path names, fetched too and linked
  * by its build ID under the run's debug root, where the library's search
@@ -142,27 +126,13 @@ static bool fetch_alt(struct batch *b, struct group *g, const char *path)
 		return false;
 	}
 	pthread_mutex_lock(&b->lock);
-	if (!(err = alt_dir(b)))
+	if (!(err = dwz_root(b)))
 		err = dbgd_link_by_id(b->alt_dir, hex, got.path);
 	pthread_mutex_unlock(&b->lock);
 	if (!err && asprintf(&g->fetched_alt, "debuginfod:%s", got.url) < 0)
 		g->fetched_alt = NULL;
 	dbgd_got_free(&got);
 	return !err;
-}
-
-/* opts' debug roots, the run's root of fetched dwz files first, into dirs (NULL-ended). */
-static void roots_with_alt(const struct batch *b, const struct lidia_extract_opts *opts,
-			   const char **dirs)
-{
-	size_t n = 0;
-
-	dirs[n++] = b->alt_dir;
-	if (!opts->debug_dirs)
-		dirs[n++] = "/usr/lib/debug"; /* the library's default, kept */
-	for (size_t i = 0; opts->debug_dirs && opts->debug_dirs[i]; i++)
-		dirs[n++] = opts->debug_dirs[i];
-	dirs[n] = NULL;
 }
 
 /* The extraction again, with the debug file d after the inputs' images. */
@@ -187,8 +157,6 @@ int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *e
 		    const struct lidia_extract_opts *opts, struct lidia_builder **bld)
 {
 	char hex[LIDIA_KEY_MAX];
-	/* batch_opts.debug_dirs' (NULL-ended), with the root of dwz files and the default */
-	const char *dirs[sizeof(b->o->debug_dirs) / sizeof(b->o->debug_dirs[0]) + 2];
 	struct lidia_extract_opts with_alt;
 	struct dbgd_got got;
 	struct lidia_elf *d;
@@ -207,9 +175,8 @@ int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *e
 	if (asprintf(&g->fetched_from, "debuginfod:%s", got.url) < 0)
 		g->fetched_from = NULL;
 	if (fetch_alt(b, g, got.path)) {
-		roots_with_alt(b, opts, dirs);
 		with_alt = *opts;
-		with_alt.debug_dirs = dirs;
+		with_alt.dwz_dir = b->alt_dir; /* made: no thread changes it any more */
 		opts = &with_alt;
 	}
 	dbgd_got_free(&got);

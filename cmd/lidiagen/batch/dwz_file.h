@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Telling a dwz supplementary file from other ELF images, for the index (dwz_file.c). */
+/* Telling a dwz supplementary file from other ELF images (dwz_file.c). */
 #ifndef LIDIAGEN_DWZ_FILE_H
 #define LIDIAGEN_DWZ_FILE_H
 
@@ -12,5 +12,8 @@
  * program header. false for anything unreadable.
  */
 bool dwz_file(const char *path, const void *data, size_t size);
+
+/* The same, and its GNU build ID in hex into hex ("" when it has none). */
+bool dwz_file_id(const char *path, const void *data, size_t size, char *hex, size_t hex_size);
 
 #endif

@@ -156,6 +156,7 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 {
 	struct part_read pr = { .b = b, .path = path, .data = data, .size = size };
 	enum skip_reason why = 0;
+	char dwz_id[LIDIA_KEY_MAX];
 	bool dwz;
 
 	read_part(&pr);
@@ -172,9 +173,14 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	} else if (!lidia_store_build_id_valid(pr.k.key)) {
 		why = SKIP_SHORT_KEY;
 	}
-	/* The index says what a dwz file is, read or passed over (dwz writes it as ET_REL). */
-	dwz = b->o->indexing && (why == SKIP_NOT_LINKED || (!why && pr.info.has_dwarf)) &&
-	      dwz_file(path, data, size);
+	/*
+	 * A dwz file (dwz writes it as ET_REL) is gathered for the debug files
+	 * that name it (dwz_pool.c), and the index says what it is.
+	 */
+	dwz = (why == SKIP_NOT_LINKED || (!why && pr.info.has_dwarf)) &&
+	      dwz_file_id(path, data, size, dwz_id, sizeof(dwz_id));
+	if (dwz)
+		dwz_pool_add(b, path, data, size, dwz_id);
 
 	pthread_mutex_lock(&b->lock);
 	b->elves++;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "dwz_file.h"
 #include "open_regular.h"
 
 struct convert_task {
@@ -81,7 +82,19 @@ struct capture_ctx {
 	size_t remaining;		   /* --index: members still wanted; at 0 the walk stops */
 	bool stopped;			   /* it stopped there, before the archive's end */
 	uint64_t reserved;		   /* of the budget for members, not yet given to groups */
+	bool gather;	  /* its dwz files are gathered now: phase 1 did not read it */
+	const char **dwz; /* --index: the paths of its dwz files, wanted too */
+	size_t ndwz;
 };
+
+/* --index: whether the member at path is one of the archive's dwz files. */
+static bool dwz_wanted(const struct capture_ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->ndwz; i++)
+		if (!strcmp(c->dwz[i], path))
+			return true;
+	return false;
+}
 
 /*
  * A member loaded on the heap (bytes; a mapped one: 0) is the group's to
@@ -108,7 +121,7 @@ static int capture_member(void *ctx, const struct lidia_archive_member *m, unsig
 {
 	struct capture_ctx *c = ctx;
 	struct batch *b = c->b;
-	char at[STATE_POSITION_MAX];
+	char at[STATE_POSITION_MAX], id[LIDIA_KEY_MAX];
 
 	if (state_position(at, sizeof(at), m->at, m->depth)) {
 		lidia_archive_data_free(data, size, m->mapped);
@@ -140,8 +153,13 @@ static int capture_member(void *ctx, const struct lidia_archive_member *m, unsig
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
+	/* Not read in phase 1: its dwz files are gathered now, before its groups run. */
+	if (c->gather && dwz_file_id(m->path, data, size, id, sizeof(id))) {
+		dwz_pool_add(b, m->path, data, size, id);
+		c->stopped = c->wanted && dwz_wanted(c, m->path) && --c->remaining == 0;
+	}
 	lidia_archive_data_free(data, size, m->mapped);
-	return 0;
+	return c->stopped;
 }
 
 /* --index: a member on the way to a wanted one (its position a prefix of one), or one. */
@@ -152,8 +170,9 @@ static bool capture_want(void *ctx, const struct lidia_archive_member *m)
 
 	if (!walk_wanted(&c->b->walk, m->name))
 		return false;
-	return !c->wanted || (!state_position(at, sizeof(at), m->at, m->depth) &&
-			      position_set_has(c->wanted, at));
+	return !c->wanted || dwz_wanted(c, m->path) ||
+	       (!state_position(at, sizeof(at), m->at, m->depth) &&
+		position_set_has(c->wanted, at));
 }
 
 static bool group_uses_input(const struct batch *b, const struct group *g, size_t input)
@@ -167,14 +186,21 @@ static bool group_uses_input(const struct batch *b, const struct group *g, size_
 	return false;
 }
 
-/* True when every archive member the group reads is loaded. */
+/*
+ * True when every archive member the group reads is loaded, and every
+ * archive holding one streamed to its end: the dwz files gathered as it
+ * streams (its debug files' own, in a debug package) come after them.
+ */
 static bool group_ready(const struct batch *b, const struct group *g)
 {
 	ssize_t idx[2] = { g->main, g->bin };
 
-	for (int s = 0; s < 2; s++)
-		if (idx[s] >= 0 && b->state.parts[idx[s]].member && !g->data[s])
+	for (int s = 0; s < 2; s++) {
+		const struct state_part *p = idx[s] >= 0 ? &b->state.parts[idx[s]] : NULL;
+
+		if (p && p->member && (!g->data[s] || (b->streamed && !b->streamed[p->input])))
 			return false;
+	}
 	return true;
 }
 
@@ -228,6 +254,31 @@ static bool wanted_positions(struct batch *b, size_t input, struct position_set 
 	return ok;
 }
 
+/*
+ * --index: the paths of the dwz files the index found in this archive (the
+ * state's, left as they are until the run ends), for the walk to reach
+ * them too; NULL when none (or out of memory: then its debug files say
+ * that they miss them).
+ */
+static const char **dwz_paths(struct batch *b, size_t input, size_t *n)
+{
+	const char **v = NULL;
+
+	*n = 0;
+	pthread_mutex_lock(&b->lock);
+	for (size_t k = 0; k < b->state.nskips; k++) {
+		const struct state_skip *sk = &b->state.skips[k];
+		const char **nv;
+
+		if (!sk->dwz || sk->input != input || !(nv = realloc(v, (*n + 1) * sizeof(*v))))
+			continue;
+		v = nv;
+		v[(*n)++] = sk->path;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return v;
+}
+
 /* Per archive streamed: libarchive's buffers and decoders (xz's dictionary, zstd's window). */
 #define STREAM_COST (32ull << 20)
 
@@ -262,7 +313,7 @@ static void stream_archive(void *arg)
 	struct batch *b = t->b;
 	struct state *s = &b->state;
 	struct position_set wanted = { 0 };
-	struct capture_ctx c = { b, t->input, NULL, 0, false, 0 };
+	struct capture_ctx c = { .b = b, .input = t->input };
 	uint64_t bytes;
 	off_t at;
 	struct lidia_archive_opts ao = b->o->archive;
@@ -270,8 +321,14 @@ static void stream_archive(void *arg)
 	size_t nready = 0;
 	int fd;
 
-	if (b->o->index && wanted_positions(b, t->input, &wanted, &c.remaining))
+	if (b->o->index && wanted_positions(b, t->input, &wanted, &c.remaining)) {
 		c.wanted = &wanted;
+		c.dwz = dwz_paths(b, t->input, &c.ndwz);
+		c.remaining += c.ndwz;
+	}
+	pthread_mutex_lock(&b->lock);
+	c.gather = b->o->index || s->inputs[t->input].from_state;
+	pthread_mutex_unlock(&b->lock);
 	c.reserved = stream_estimate(b, t->input);
 	budget_start(&b->budget, c.reserved);
 	/* No problem callback: problems were said when the archive was first read. */
@@ -289,12 +346,14 @@ static void stream_archive(void *arg)
 		close(fd);
 	}
 	position_set_release(&wanted);
+	free(c.dwz);
 	/* Given back before its groups run: with -j 1 they run here, inside this call. */
 	budget_end(&b->budget, c.reserved);
 	ready = malloc(b->ngroups * sizeof(*ready) + 1);
 	pthread_mutex_lock(&b->lock);
 	if (fd >= 0)
 		input_opened(b, t->input, bytes);
+	b->streamed[t->input] = true;
 	for (size_t i = 0; ready && i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
 
@@ -316,10 +375,16 @@ int convert_all(struct batch *b)
 	struct state *s = &b->state;
 	bool *needed = calloc(s->ninputs + 1, sizeof(*needed));
 
-	if (!needed)
+	b->streamed = calloc(s->ninputs + 1, sizeof(*b->streamed));
+	if (!needed || !b->streamed) {
+		free(needed);
+		free(b->streamed);
+		b->streamed = NULL;
 		return -ENOMEM;
+	}
 	if (b->o->bucket)
 		output_survey(b);
+	dwz_pool_gather_unread(b);
 	/* Groups read from plain files (or already settled) go first. */
 	for (size_t i = 0; i < b->ngroups; i++) {
 		struct group *g = &b->groups[i];
@@ -351,5 +416,7 @@ int convert_all(struct batch *b)
 			dispatch(b, &b->groups[i]);
 	pool_wait(&b->pool);
 	free(needed);
+	free(b->streamed);
+	b->streamed = NULL;
 	return 0;
 }

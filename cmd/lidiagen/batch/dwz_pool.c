@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The dwz supplementary files of the run (batch_internal.h): every one the
+ * inputs hold, a file or an archive member, and every one debuginfod gave,
+ * under one debug root of the run's own (<root>/.build-id/xx/yyyy.debug,
+ * each named by its own build ID), which every extraction is given
+ * (lidia_extract_opts.dwz_dir). A -dbg package holds its debug files under
+ * .build-id/ and the dwz files they name under .dwz/, by a path that only
+ * the installed package has: read from the package, they are found here.
+ * Without it, every name those debug files leave to the dwz file would be
+ * missing from their outputs.
+ *
+ * Two files of one build ID and different bytes (a hostile input, or two
+ * builds that clash): neither is used, whichever came first, so that what
+ * an output holds does not depend on the order the inputs were read in.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch_internal.h"
+#include "debuginfod.h"
+#include "dwz_file.h"
+#include "sha256.h"
+
+/* The run's debug root of dwz files, made on first use (under the lock). */
+int dwz_root(struct batch *b)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (b->alt_dir[0])
+		return 0;
+	snprintf(b->alt_dir, sizeof(b->alt_dir), "%s/lidiagen-dwz-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(b->alt_dir)) {
+		b->alt_dir[0] = '\0';
+		return -errno;
+	}
+	return 0;
+}
+
+/* The dwz file of build ID hex seen so far, or NULL (under the lock). */
+static struct dwz_seen *seen(struct batch *b, const char *hex)
+{
+	for (size_t i = 0; i < b->ndwz; i++)
+		if (!strcmp(b->dwz[i].id, hex))
+			return &b->dwz[i];
+	return NULL;
+}
+
+/* Where the root keeps the dwz file of build ID hex (its directories made). */
+static int pool_path(const struct batch *b, const char *hex, char *path, size_t size)
+{
+	const char *const fmt[] = { "%s/.build-id", "%s/.build-id/%.2s",
+				    "%s/.build-id/%.2s/%s.debug" };
+
+	for (int i = 0; i < 3; i++) {
+		if ((size_t)snprintf(path, size, fmt[i], b->alt_dir, hex, hex + 2) >= size)
+			return -ENAMETOOLONG;
+		if (i < 2 && mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
+struct bytes {
+	const void *data;
+	size_t size;
+};
+
+static int fill_bytes(int fd, void *ctx)
+{
+	const struct bytes *m = ctx;
+	const char *p = m->data;
+	size_t left = m->size;
+
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		left -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The file put at path: a member's bytes written there, a file linked to
+ * (by its absolute path: the library opens a link only to a regular file).
+ */
+static int place(const char *path, const char *input, const void *data, size_t size)
+{
+	char abs[PATH_MAX];
+
+	if (data)
+		return lidia_store_write_file(path, fill_bytes, &(struct bytes){ data, size });
+	if (!realpath(input, abs))
+		return -errno;
+	return symlink(abs, path) ? -errno : 0;
+}
+
+/* A second file of the build ID with other bytes: neither is used (under the lock). */
+static void clash(struct batch *b, struct dwz_seen *d, const char *input)
+{
+	char path[PATH_MAX];
+
+	if (d->clash)
+		return;
+	d->clash = true;
+	if (d->placed && !pool_path(b, d->id, path, sizeof(path)))
+		unlink(path);
+	batch_warning(b, input,
+		      "a dwz file of build ID %s, and another of other bytes: neither is used",
+		      d->id);
+}
+
+/* One more dwz file seen, at the end of the list; NULL when out of memory (under the lock). */
+static struct dwz_seen *add_seen(struct batch *b, const char *hex, const char *sha)
+{
+	struct dwz_seen *d;
+
+	if (b->ndwz == b->cap_dwz) {
+		size_t cap = b->cap_dwz ? 2 * b->cap_dwz : 8;
+
+		if (!(d = realloc(b->dwz, cap * sizeof(*d))))
+			return NULL;
+		b->dwz = d;
+		b->cap_dwz = cap;
+	}
+	d = &b->dwz[b->ndwz++];
+	*d = (struct dwz_seen){ 0 };
+	snprintf(d->id, sizeof(d->id), "%s", hex);
+	memcpy(d->sha, sha, sizeof(d->sha));
+	return d;
+}
+
+void dwz_pool_add(struct batch *b, const char *input, const void *data, size_t size,
+		  const char *hex)
+{
+	char sha[65], path[PATH_MAX];
+	struct dwz_seen *d;
+	int err = 0;
+
+	if (!lidia_store_build_id_valid(hex))
+		return; /* no key to be found by: no debug file can name it */
+	if (data)
+		sha256_hex(data, size, sha);
+	else if ((err = sha256_file(input, sha)))
+		return; /* unreadable now: its part says so */
+	pthread_mutex_lock(&b->lock);
+	if ((d = seen(b, hex))) {
+		if (strcmp(d->sha, sha))
+			clash(b, d, input);
+		pthread_mutex_unlock(&b->lock);
+		return;
+	}
+	if (!(err = dwz_root(b)) && !(err = pool_path(b, hex, path, sizeof(path))) &&
+	    !add_seen(b, hex, sha))
+		err = -ENOMEM;
+	pthread_mutex_unlock(&b->lock);
+	/* Written outside the lock; a clash meanwhile removes it after. */
+	if (!err)
+		err = place(path, input, data, size);
+	pthread_mutex_lock(&b->lock);
+	if ((d = seen(b, hex))) {
+		d->placed = !err;
+		if (d->clash)
+			unlink(path);
+	}
+	if (err && err != -EEXIST)
+		batch_warning(b, input, "dwz file not gathered: %s", strerror(-err));
+	pthread_mutex_unlock(&b->lock);
+}
+
+void dwz_pool_gather_unread(struct batch *b)
+{
+	char id[LIDIA_KEY_MAX], *path;
+
+	for (size_t k = 0;; k++) {
+		const struct state_input *in;
+		bool unread;
+
+		pthread_mutex_lock(&b->lock);
+		if (k >= b->state.nskips) {
+			pthread_mutex_unlock(&b->lock);
+			return;
+		}
+		in = &b->state.inputs[b->state.skips[k].input];
+		unread = b->state.skips[k].dwz && !strcmp(b->state.skips[k].path, in->path) &&
+			 (b->o->index || in->from_state) && !in->changed;
+		path = unread ? strdup(in->path) : NULL;
+		pthread_mutex_unlock(&b->lock);
+		if (path && dwz_file_id(path, NULL, 0, id, sizeof(id)))
+			dwz_pool_add(b, path, NULL, 0, id);
+		free(path);
+	}
+}
+
+bool dwz_pool_dir(struct batch *b, char *dir, size_t size)
+{
+	bool any;
+
+	pthread_mutex_lock(&b->lock);
+	any = b->alt_dir[0] && (size_t)snprintf(dir, size, "%s", b->alt_dir) < size;
+	pthread_mutex_unlock(&b->lock);
+	return any;
+}
