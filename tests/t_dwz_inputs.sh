@@ -32,7 +32,10 @@
 #      the same bytes whichever order the inputs come in;
 #  (g) the run's root of dwz files (in TMPDIR) is gone when it ends;
 #  (h) lidiagen index, then 2 shards of convert --index: the plain run's
-#      bytes (the dwz file an archive member, and a file of its own).
+#      bytes (the dwz file an archive member, and a file of its own);
+#  (i) without its dwz file: a warning, no inline frame (each would be
+#      nameless), every .symtab function named; rated below the file made
+#      with it, which replaces it, and is never replaced by it.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -209,6 +212,43 @@ else
 	not_ok "(h) index and 2 shards: the plain run's bytes, the dwz files found" \
 		"index exit $rc_index" "$(diff -r "$w/plain" "$w/shards" 2>&1 | head -3)" \
 		"$(first_lines 4 "$w/shard1.err")" "$(first_lines 4 "$w/shard2.err")"
+fi
+
+# (i) Without its dwz file: no inline frame (each would be nameless), the
+# functions named as .symtab names them, and the file rated below one made
+# with it: replaced by the run that has it, never the other way round.
+batch weak "$w/a.debug" "$w/a.stripped" --no-debug-search
+"$PYTHON" "$ORACLE" funcs "$w/a.orig" >"$w/a.funcs"
+bad=$(cut -d' ' -f1 "$w/a.funcs" | "$LIDIAGEN" lookup --json "$w/weak/$ID_A.lidia" 2>&1 |
+	"$PYTHON" -c '
+import json, sys
+want = {}
+for l in open(sys.argv[1]):
+    a, n = l.split(" ", 1)
+    want.setdefault(int(a, 16), set()).add(n.strip())
+for l in sys.stdin:
+    d = json.loads(l)
+    fr = d.get("frames") or [{}]
+    if len(fr) != 1 or fr[0].get("function") not in want.get(int(d["address"], 16), ()):
+        print(l.strip())
+' "$w/a.funcs" 2>&1)
+if [ "$RC" -eq 0 ] && grep -q 'without its dwz file, inline frames are left out' "$w/weak.err" &&
+	"$LIDIAGEN" info "$w/weak/$ID_A.lidia" | grep -q ' 0 inline ranges' && [ -z "$bad" ] &&
+	[ -s "$w/a.funcs" ]; then
+	ok "(i) without its dwz file: a warning, no inline frame, every .symtab function named"
+else
+	not_ok "(i) without its dwz file: a warning, no inline frame, every .symtab function named" \
+		"exit $RC" "$(first_lines 4 "$w/weak.err")" "$(head -5 <<<"$bad")"
+fi
+TMPDIR=$w/tmp run "$w/over" "$LIDIAGEN" -v "$w/in/dbg.tar" "$w/in/bin.tar" -o "$w/weak" --layout flat
+TMPDIR=$w/tmp run "$w/back" "$LIDIAGEN" -v "$w/a.debug" "$w/a.stripped" --no-debug-search \
+	-o "$w/weak" --layout flat
+if cmp -s "$w/weak/$ID_A.lidia" "$w/pkg/$ID_A.lidia" && grep -q "^replaced .*$ID_A.*(it had less)" "$w/over.out" &&
+	grep -q "^kept .*$ID_A" "$w/back.out"; then
+	ok "(i) the file made without the dwz file is replaced by one made with it, and not back"
+else
+	not_ok "(i) the file made without the dwz file is replaced by one made with it, and not back" \
+		"$(grep "$ID_A" "$w/over.out")" "$(grep "$ID_A" "$w/back.out")"
 fi
 
 if [ -z "$(ls -A "$w/tmp")" ]; then

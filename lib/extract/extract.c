@@ -137,6 +137,17 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 		else
 			alt_dw = dwarf_begin_image((alt_inflated ? alt_inflated : alt)->elf, NULL);
 	}
+	/*
+	 * The names of the inlined functions dwz moved are in that file alone:
+	 * without it, inline frames would be left nameless ("??" in a profile),
+	 * and the file no weaker by its counts than one made with it, so never
+	 * replaced. Left out, the file rates as lines, below one that has them.
+	 */
+	if (!alt_dw && debug_names_alt(e) && x->inlines) {
+		lidia_log(LIDIA_LOG_WARN, "%s: without its dwz file, inline frames are left out",
+			  e->name);
+		x->inlines = false;
+	}
 	img = inflated ? inflated : e;
 	/*
 	 * A package is a declared input too (Bazel's :app.dwp): looked for even

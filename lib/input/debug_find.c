@@ -255,6 +255,14 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
 	return found;
 }
 
+bool debug_names_alt(const struct lidia_elf *e)
+{
+	const unsigned char *data;
+	uint64_t addr, size;
+
+	return elf_section_data(e, ".gnu_debugaltlink", &addr, &data, &size) && size;
+}
+
 int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *const *dirs,
 		   struct lidia_elf **out)
 {
@@ -276,8 +284,13 @@ int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *
 	if (gathered && build_id_path(path, sizeof(path), gathered, hex) &&
 	    open_matching(e, path, hex, out, NULL, 0))
 		return 1;
-	if (!dirs)
+	if (!dirs) {
+		lidia_log(
+			LIDIA_LOG_WARN,
+			"%s: dwz supplementary file '%s' (build ID %s) not among the images given",
+			e->name, name, hex);
 		return 0; /* no search */
+	}
 	for (size_t i = 0; dirs[i]; i++) {
 		if (build_id_path(path, sizeof(path), dirs[i], hex) &&
 		    open_matching(e, path, hex, out, NULL, 0))

@@ -175,9 +175,10 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	}
 	/*
 	 * A dwz file (dwz writes it as ET_REL) is gathered for the debug files
-	 * that name it (dwz_pool.c), and the index says what it is.
+	 * that name it (dwz_pool.c), and the index says what it is (looking at
+	 * every image with DWARF: one read more of each, for the index only).
 	 */
-	dwz = (why == SKIP_NOT_LINKED || (!why && pr.info.has_dwarf)) &&
+	dwz = (why == SKIP_NOT_LINKED || (b->o->indexing && !why && pr.info.has_dwarf)) &&
 	      dwz_file_id(path, data, size, dwz_id, sizeof(dwz_id));
 	if (dwz)
 		dwz_pool_add(b, path, data, size, dwz_id);
