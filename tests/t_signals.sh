@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Signals and the files lidiagen writes: a run killed (SIGTERM, SIGINT)
 # while it writes an output, the state or the manifest leaves no temporary
-# file (.*.tmp.*) anywhere; and every file it writes honours the umask.
+# file (.*.tmp.*) anywhere, nor its own directory of dwz files in TMPDIR;
+# and every file it writes honours the umask.
 # The run is stopped at the rename of a temporary file by an LD_PRELOAD shim
 # (tests/lib/slow_rename.c), so that the signal always comes mid-write.
 set -u
@@ -60,6 +61,35 @@ d=$w/k3
 killed "the state" INT 130 side/state -j 1 "$w/tiny" -o "$d/out" --state "$d/side/state"
 d=$w/k4
 killed "the manifest" TERM 143 side/m.jsonl -j 1 "$w/tiny" -o "$d/out" --manifest "$d/side/m.jsonl"
+
+# The run's own directory in TMPDIR (its dwz files: a member copied, a
+# file linked) goes too. Two programs share common.dwz; the run stops at
+# its first output, once the directory is made.
+if command -v dwz >/dev/null 2>&1 && gcc -O2 -g -Wl,--build-id -o "$w/dz1" "$w/tiny.c" 2>"$w/dz.err" &&
+	gcc -O1 -g -Wl,--build-id -o "$w/dz2" "$w/tiny.c" 2>>"$w/dz.err" &&
+	(cd "$w" && dwz -m common.dwz dz1 dz2) 2>>"$w/dz.err" && [ -s "$w/common.dwz" ] &&
+	tar -C "$w" -cf "$w/dz.tar" dz1 common.dwz; then
+	d=$w/k5
+	rm -rf "$d" "$w/k5tmp" && mkdir -p "$d" "$w/k5tmp"
+	env --default-signal=INT,TERM TMPDIR="$w/k5tmp" SLOW_RENAME_TO=symbolizer/ \
+		SLOW_RENAME_READY="$d/ready" LD_PRELOAD="$w/slow.so" \
+		"$L" -j 1 "$w/dz.tar" "$w/common.dwz" "$w/dz2" -o "$d/out" >"$d/run.out" 2>"$d/run.err" </dev/null &
+	pid=$!
+	for _ in $(seq 200); do [ -e "$d/ready" ] && break; sleep 0.05; done
+	made=$(find "$w/k5tmp" -mindepth 1 2>/dev/null | wc -l)
+	kill -s TERM "$pid"
+	wait "$pid"
+	rc=$?
+	if [ "$made" -ge 4 ] && [ "$rc" -eq 143 ] && [ -z "$(ls -A "$w/k5tmp")" ]; then
+		ok "the run's directory of dwz files ($made entries) goes with it on SIGTERM"
+	else
+		not_ok "the run's directory of dwz files goes with it on SIGTERM" "exit $rc (want 143)" \
+			"entries before the signal: $made" "left: $(find "$w/k5tmp" -mindepth 1)" \
+			"stderr: $(first_lines 3 "$d/run.err")"
+	fi
+else
+	not_ok "signals: two programs dwz'd with a common file (dwz installed in CI)" "$(first_lines 5 "$w/dz.err")"
+fi
 
 # A signal the run was started ignoring stays ignored: it goes on to the end.
 d=$w/ignored

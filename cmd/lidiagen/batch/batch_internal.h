@@ -256,8 +256,11 @@ struct dwz_seen {
 	bool clash;   /* another of this build ID has other bytes: neither is used */
 };
 
-/* The run's debug root of dwz files (b->alt_dir), made on first use (under the lock). */
-int dwz_root(struct batch *b);
+/*
+ * The link to target (a dwz file debuginfod gave) under the run's root of
+ * dwz files, by build ID hex; made on first use. Under the lock; 0 or -errno.
+ */
+int dwz_pool_link(struct batch *b, const char *hex, const char *target);
 
 /*
  * The dwz file input (its bytes at data, or the file when data is NULL),

@@ -126,8 +126,7 @@ static bool fetch_alt(struct batch *b, struct group *g, const char *path)
 		return false;
 	}
 	pthread_mutex_lock(&b->lock);
-	if (!(err = dwz_root(b)))
-		err = dbgd_link_by_id(b->alt_dir, hex, got.path);
+	err = dwz_pool_link(b, hex, got.path);
 	pthread_mutex_unlock(&b->lock);
 	if (!err && asprintf(&g->fetched_alt, "debuginfod:%s", got.url) < 0)
 		g->fetched_alt = NULL;

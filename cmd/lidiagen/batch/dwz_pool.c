@@ -27,9 +27,10 @@
 #include "debuginfod.h"
 #include "dwz_file.h"
 #include "sha256.h"
+#include "tempfile.h"
 
 /* The run's debug root of dwz files, made on first use (under the lock). */
-int dwz_root(struct batch *b)
+static int dwz_root(struct batch *b)
 {
 	const char *tmp = getenv("TMPDIR");
 
@@ -41,6 +42,7 @@ int dwz_root(struct batch *b)
 		b->alt_dir[0] = '\0';
 		return -errno;
 	}
+	remove_on_signal(b->alt_dir);
 	return 0;
 }
 
@@ -62,7 +64,11 @@ static int pool_path(const struct batch *b, const char *hex, char *path, size_t 
 	for (int i = 0; i < 3; i++) {
 		if ((size_t)snprintf(path, size, fmt[i], b->alt_dir, hex, hex + 2) >= size)
 			return -ENAMETOOLONG;
-		if (i < 2 && mkdir(path, 0700) && errno != EEXIST)
+		if (i == 2)
+			break;
+		if (!mkdir(path, 0700))
+			remove_on_signal(path);
+		else if (errno != EEXIST)
 			return -errno;
 	}
 	return 0;
@@ -169,6 +175,8 @@ void dwz_pool_add(struct batch *b, const char *input, const void *data, size_t s
 	/* Written outside the lock; a clash meanwhile removes it after. */
 	if (!err)
 		err = place(path, input, data, size);
+	if (!err)
+		remove_on_signal(path);
 	pthread_mutex_lock(&b->lock);
 	if ((d = seen(b, hex))) {
 		d->placed = !err;
@@ -202,6 +210,20 @@ void dwz_pool_gather_unread(struct batch *b)
 			dwz_pool_add(b, path, NULL, 0, id);
 		free(path);
 	}
+}
+
+int dwz_pool_link(struct batch *b, const char *hex, const char *target)
+{
+	char path[PATH_MAX];
+	int err = dwz_root(b);
+
+	if (err || (err = pool_path(b, hex, path, sizeof(path))))
+		return err;
+	if (!symlink(target, path))
+		remove_on_signal(path);
+	else if (errno != EEXIST) /* there already: one link (or copy) serves all */
+		return -errno;
+	return 0;
 }
 
 bool dwz_pool_dir(struct batch *b, char *dir, size_t size)

@@ -250,23 +250,6 @@ int dbgd_altlink_id(const char *path, char *hex, size_t hex_size)
 	return found;
 }
 
-int dbgd_link_by_id(const char *dir, const char *hex, const char *target)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/.build-id", dir);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
-	/* Another group fetched the same dwz file first: its link serves both. */
-	if (symlink(target, path) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)st;

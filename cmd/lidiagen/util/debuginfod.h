@@ -65,13 +65,7 @@ void dbgd_got_free(struct dbgd_got *got);
  */
 int dbgd_altlink_id(const char *path, char *hex, size_t hex_size);
 
-/*
- * Beside the fetched dwz file at target, a link dir/.build-id/xx/yyyy.debug
- * to it, as the library looks for one under a debug root. 0 or -errno.
- */
-int dbgd_link_by_id(const char *dir, const char *hex, const char *target);
-
-/* The directory made for dbgd_link_by_id, and all in it, removed. */
+/* A directory of the run's (its dwz files'), and all in it, removed. */
 void dbgd_links_remove(const char *dir);
 
 #endif

@@ -2,7 +2,9 @@
 /* Files written through stdio, and temporary files removed on signals (tempfile.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,8 +43,33 @@ int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx)
 	return lidia_store_write_file(path, fill_stdio, &p);
 }
 
+/*
+ * The run's own files and directories outside its output (remove_on_signal),
+ * each path copied here before the count that publishes it is raised: the
+ * handler reads only what a thread finished writing.
+ */
+#define OWN_MAX 256
+static char own[OWN_MAX][4096];
+static atomic_size_t nown;
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void remove_on_signal(const char *path)
+{
+	size_t n;
+
+	pthread_mutex_lock(&own_lock);
+	n = atomic_load(&nown);
+	if (n < OWN_MAX && snprintf(own[n], sizeof(own[n]), "%s", path) < (int)sizeof(own[n]))
+		atomic_store(&nown, n + 1);
+	pthread_mutex_unlock(&own_lock);
+}
+
 static void on_signal(int sig)
 {
+	/* Last made first: a file before its directory. */
+	for (size_t i = atomic_load(&nown); i-- > 0;)
+		if (unlink(own[i]))
+			rmdir(own[i]);
 	/* SA_RESETHAND made the action the default again: raised, it ends us once we return. */
 	lidia_store_remove_temps();
 	raise(sig);

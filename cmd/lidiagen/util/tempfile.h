@@ -24,6 +24,13 @@ int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx);
 void remove_temps_on_signal(void);
 
 /*
+ * And path, a file or an empty directory the run made outside its output
+ * (its own in $TMPDIR), removed too, after those named later (at most 256;
+ * the run removes them itself when it ends).
+ */
+void remove_on_signal(const char *path);
+
+/*
  * An unnamed file in $TMPDIR (/tmp when unset), open for reading and
  * writing: O_TMPFILE, or on a file system without it a named one unlinked
  * at once. Its space is given back when its last descriptor closes. -errno.
