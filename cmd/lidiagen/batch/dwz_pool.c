@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
-#include "debuginfod.h"
 #include "dwz_file.h"
 #include "sha256.h"
 #include "tempfile.h"
