@@ -32,10 +32,36 @@ static int add_subprog(struct scanner *s, Dwarf_Die *die, uint32_t unit)
 }
 
 /*
- * Subprograms at any depth: under namespaces and classes (C++), and nested
- * in other subprograms (GCC's nested functions); not inside inlined code.
+ * Whether the unit's compiler puts no code in a class outside functions: C,
+ * C++ and Objective-C. GCC and Clang write a member function's code at
+ * namespace level, its DIE pointing at the declaration in the class. Rust's
+ * (LLVM 14, rustc 1.63) writes it inside the struct, and so may any other.
  */
-static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int level, bool in_func)
+static bool classes_declare_only(Dwarf_Die *cudie)
+{
+	switch (dwarf_srclang(cudie)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC:
+	case DW_LANG_ObjC_plus_plus:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Subprograms at any depth: under namespaces and classes, and nested in
+ * other subprograms (GCC's nested functions); not inside inlined code.
+ * in_code: inside a function, or in a unit whose classes may hold code.
+ */
+static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int level, bool in_code)
 {
 	Dwarf_Die child;
 	int err = 0, r;
@@ -52,18 +78,23 @@ static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int le
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
+		case DW_TAG_enumeration_type: /* Rust: an enum's methods */
+		case DW_TAG_interface_type:
+		case DW_TAG_variant_part:
+		case DW_TAG_variant:
 			/*
-			 * Compilers put code in classes only inside functions (a lambda's
-			 * closure type); at namespace level a class holds declarations,
-			 * and walking every one of them is a tenth of the time in C++.
+			 * C and C++ compilers put code in classes only inside functions
+			 * (a lambda's closure type); at namespace level a class holds
+			 * declarations, and walking every one of them is a tenth of the
+			 * time in C++.
 			 */
-			if (in_func)
-				err = scan_dies(s, &child, unit, level + 1, in_func);
+			if (in_code)
+				err = scan_dies(s, &child, unit, level + 1, in_code);
 			break;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_lexical_block:
-			err = scan_dies(s, &child, unit, level + 1, in_func);
+			err = scan_dies(s, &child, unit, level + 1, in_code);
 			break;
 		default:
 			break;
@@ -112,7 +143,7 @@ static bool partial_without_code(struct scanner *s, struct unit *un)
 static int scan_unit(struct scanner *s, uint32_t u)
 {
 	struct unit *un = &s->w->units[u];
-	Dwarf_Die cudie = un->die;
+	Dwarf_Die cudie = un->die, *top;
 	int err = 0;
 
 	un->subs_first = s->nsubs;
@@ -124,7 +155,8 @@ static int scan_unit(struct scanner *s, uint32_t u)
 		return LIDIA_E_ELF; /* listed already: cannot happen */
 	read_unit(un, &cudie);
 	/* A skeleton's code is described in its split unit (a .dwo), when found. */
-	err = scan_dies(s, un->split ? &un->split_die : &cudie, u, 0, false);
+	top = un->split ? &un->split_die : &cudie;
+	err = scan_dies(s, top, u, 0, !classes_declare_only(top));
 	un->subs_end = s->nsubs;
 	return err;
 }
