@@ -31,6 +31,7 @@ void batch_release(struct batch *b)
 	if (b->alt_dir[0])
 		dbgd_links_remove(b->alt_dir);
 	free(b->dwz);
+	free(b->dwz_slots);
 	problems_release(&b->failures);
 	state_release(&b->state);
 	budget_destroy(&b->budget);

@@ -154,8 +154,9 @@ struct batch {
 	bool debuginfod_down;	      /* a fetch failed for want of a server: none is asked again */
 	/* "": none yet; else the run's dwz files, gathered and fetched (dwz_pool.c) */
 	char alt_dir[4096];
-	struct dwz_seen *dwz; /* the dwz files gathered there, by build ID */
-	bool *streamed;	      /* phase 3: by input, the archives streamed to their end */
+	struct dwz_seen *dwz;	       /* the dwz files gathered there */
+	size_t *dwz_slots, dwz_nslots; /* dwz by build ID: place + 1, 0 empty */
+	bool *streamed;		       /* phase 3: by input, the archives streamed to their end */
 	size_t ndwz, cap_dwz;
 	unsigned extracting; /* groups being read (convert.c: each the free workers' threads) */
 	uint64_t bytes;	     /* of the inputs read */

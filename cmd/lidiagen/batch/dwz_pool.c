@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,13 +46,58 @@ static int dwz_root(struct batch *b)
 	return 0;
 }
 
+static size_t hash_id(const char *hex)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *hex; hex++)
+		h = (h ^ (unsigned char)*hex) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/*
+ * The slot of build ID hex in b->dwz_slots: the one holding its place + 1,
+ * or the empty one where it goes (a hash table: one input may hold any
+ * number of dwz files, and none is looked for by walking them all).
+ */
+static size_t slot_of(const struct batch *b, const char *hex)
+{
+	size_t mask = b->dwz_nslots - 1, i = hash_id(hex) & mask;
+
+	while (b->dwz_slots[i] && strcmp(b->dwz[b->dwz_slots[i] - 1].id, hex))
+		i = (i + 1) & mask;
+	return i;
+}
+
 /* The dwz file of build ID hex seen so far, or NULL (under the lock). */
 static struct dwz_seen *seen(struct batch *b, const char *hex)
 {
-	for (size_t i = 0; i < b->ndwz; i++)
-		if (!strcmp(b->dwz[i].id, hex))
-			return &b->dwz[i];
-	return NULL;
+	size_t i;
+
+	if (!b->dwz_nslots)
+		return NULL;
+	i = slot_of(b, hex);
+	return b->dwz_slots[i] ? &b->dwz[b->dwz_slots[i] - 1] : NULL;
+}
+
+/* Room for one more in the table, at most half full (under the lock). */
+static bool slots_room(struct batch *b)
+{
+	size_t n = b->dwz_nslots ? b->dwz_nslots : 16, *old = b->dwz_slots;
+
+	if (b->dwz_nslots && 2 * (b->ndwz + 1) <= b->dwz_nslots)
+		return true;
+	while (2 * (b->ndwz + 1) > n)
+		n *= 2;
+	if (!(b->dwz_slots = calloc(n, sizeof(*b->dwz_slots)))) {
+		b->dwz_slots = old;
+		return false;
+	}
+	b->dwz_nslots = n;
+	for (size_t k = 0; k < b->ndwz; k++)
+		b->dwz_slots[slot_of(b, b->dwz[k].id)] = k + 1;
+	free(old);
+	return true;
 }
 
 /* Where the root keeps the dwz file of build ID hex (its directories made). */
@@ -140,10 +186,13 @@ static struct dwz_seen *add_seen(struct batch *b, const char *hex, const char *s
 		b->dwz = d;
 		b->cap_dwz = cap;
 	}
+	if (!slots_room(b))
+		return NULL;
 	d = &b->dwz[b->ndwz++];
 	*d = (struct dwz_seen){ 0 };
 	snprintf(d->id, sizeof(d->id), "%s", hex);
 	memcpy(d->sha, sha, sizeof(d->sha));
+	b->dwz_slots[slot_of(b, hex)] = b->ndwz;
 	return d;
 }
 
