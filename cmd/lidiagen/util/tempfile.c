@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lidia.h"
@@ -49,7 +50,7 @@ int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx)
  * handler reads only what a thread finished writing.
  */
 #define OWN_MAX 256
-static char own[OWN_MAX][4096];
+static char *own[OWN_MAX]; /* never freed: the handler may read them until the end */
 static atomic_size_t nown;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -59,7 +60,7 @@ void remove_on_signal(const char *path)
 
 	pthread_mutex_lock(&own_lock);
 	n = atomic_load(&nown);
-	if (n < OWN_MAX && snprintf(own[n], sizeof(own[n]), "%s", path) < (int)sizeof(own[n]))
+	if (n < OWN_MAX && (own[n] = strdup(path)))
 		atomic_store(&nown, n + 1);
 	pthread_mutex_unlock(&own_lock);
 }
