@@ -180,7 +180,7 @@ static void add_part(struct batch *b, size_t input, const char *path, const char
 	 */
 	dwz = (why == SKIP_NOT_LINKED || (b->o->indexing && !why && pr.info.has_dwarf)) &&
 	      dwz_file_id(path, data, size, dwz_id, sizeof(dwz_id));
-	if (dwz)
+	if (dwz && !b->o->indexing) /* the index converts nothing */
 		dwz_pool_add(b, path, data, size, dwz_id);
 
 	pthread_mutex_lock(&b->lock);
