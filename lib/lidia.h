@@ -410,8 +410,9 @@ struct lidia_extract_stats {
  * there is one, gives its functions with inline frames and lines; DWARF
  * (compressed or not, with its dwz supplementary file, split units and a
  * separate debug file found by build ID or .gnu_debuglink) gives the other
- * functions' inline frames and lines (lines only when the dwz file it
- * names is not found: the inlined functions' names are there); symbols fill
+ * functions' inline frames and lines (lines only when the dwz file or a
+ * split unit it names is not found: a file holding some of its inline
+ * frames would count as one holding all); symbols fill
  * the rest (MiniDebugInfo when there is no .symtab). Function symbols
  * (STT_FUNC, STT_GNU_IFUNC) from .symtab and .dynsym, deduplicated; aliases at
  * one address resolve to one name the same way every run; zero-size and

@@ -25,7 +25,9 @@
 # llvm-symbolizer (which reads the package), and nothing is left in TMPDIR.
 # A package that is damaged, or whose skeleton names its .dwo "../../a.dwo",
 # is not read: a warning names it, line rows are kept, nothing is written
-# outside the private directory.
+# outside the private directory. Split DWARF with one .dwo of four gone:
+# one warning naming it, no inline frame (the file rates as lines), and the
+# run with all four replaces it.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -237,12 +239,15 @@ EOF2
 	fi
 	mv prog.dwp prog.dwp.away
 	conv "$d/o-none" prog
-	if [ "$RC" -eq 0 ] && grep -q ' 0 warnings; 0 failed$' "$d/o-none.err" && [ -n "$LIDIA_OUT" ] &&
+	if [ "$RC" -eq 0 ] && grep -q ' 1 warning; 0 failed$' "$d/o-none.err" &&
+		grep -q "prog: 1 split unit not found (the first: 'dw_main.dwo'): inline frames are left out" \
+			"$d/o-none.err" && [ -n "$LIDIA_OUT" ] &&
 		"$LIDIAGEN" info "$LIDIA_OUT" | grep -q ' 0 inline ranges'; then
-		ok "split DWARF $v, neither .dwo nor .dwp: no warning, no inline frames"
+		ok "split DWARF $v, neither .dwo nor .dwp: one warning naming the .dwo, no inline frames"
 		innermost "split DWARF $v, neither .dwo nor .dwp (the line rows)" "$LIDIA_OUT" prog
 	else
-		not_ok "split DWARF $v, neither .dwo nor .dwp: no warning, no inline frames" "$(cat "$d/o-none.err")"
+		not_ok "split DWARF $v, neither .dwo nor .dwp: one warning naming the .dwo, no inline frames" \
+			"$(cat "$d/o-none.err")"
 	fi
 	cd "$w" || exit 0
 }
@@ -260,3 +265,34 @@ unread() {
 }
 split_variant 4 dwp
 split_variant 5 llvm-dwp-16
+
+# One .dwo of four gone: one warning naming it, and no inline frame at all
+# (those of the three units found would make the file count as holding
+# inline frames, so that the run that has all four would keep it); with the
+# four back, the same output is replaced (the file rates as lines).
+d=$w/split-partial
+mkdir -p "$d" && cd "$d" || exit 0
+if "$PYTHON" "$TESTS_LIB/dwz_shared_gen.py" "$d/src" 20 >/dev/null &&
+	mk "cd $d/src && gcc -O2 -g -gsplit-dwarf -fPIC -c t0.c t1.c t2.c t3.c" \
+		"&& gcc -shared -Wl,--build-id -o libs.so t0.o t1.o t2.o t3.o"; then
+	cd "$d/src" || exit 0
+	mv t1.dwo t1.dwo.away
+	conv "$d/o" libs.so
+	if [ "$RC" -eq 0 ] && [ -n "$LIDIA_OUT" ] &&
+		grep -q "libs.so: 1 split unit not found (the first: 't1.dwo'): inline frames are left out" "$d/o.err" &&
+		"$LIDIAGEN" info "$LIDIA_OUT" | grep -q ' 0 inline ranges'; then
+		ok "split DWARF, one .dwo of four gone: one warning naming it, no inline frame"
+	else
+		not_ok "split DWARF, one .dwo of four gone: one warning naming it, no inline frame" \
+			"exit $RC" "$(cat "$d/o.err")" "$("$LIDIAGEN" info "$LIDIA_OUT" 2>&1 | grep content)"
+	fi
+	mv t1.dwo.away t1.dwo
+	"$LIDIAGEN" -v libs.so -o "$d/o" --layout flat >"$d/o2.out" 2>"$d/o2.err" </dev/null
+	if grep -q '^replaced .*(it had less)' "$d/o2.out" &&
+		! "$LIDIAGEN" info "$LIDIA_OUT" | grep -q ' 0 inline ranges'; then
+		ok "split DWARF, the four .dwo back: the output is replaced, with inline frames"
+	else
+		not_ok "split DWARF, the four .dwo back: the output is replaced, with inline frames" \
+			"$(cat "$d/o2.out" "$d/o2.err")"
+	fi
+fi

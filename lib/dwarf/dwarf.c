@@ -168,6 +168,32 @@ static int note_stmt_list(struct dw *w, Dwarf_Die *cudie)
 	return 0;
 }
 
+/* A skeleton whose split unit (its .dwo) was not found, or not looked for. */
+static void note_missing_split(struct dw *w, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute a;
+
+	if (!w->splits_missing++ &&
+	    (dwarf_attr(cudie, DW_AT_dwo_name, &a) || dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a)))
+		w->first_missing = dwarf_formstring(&a);
+}
+
+/*
+ * Without every split unit, no inline frame: the file would hold those of
+ * the units found only, and count as many of them as one with all could
+ * hold, so that a run with all would keep it. Left out, it rates as lines.
+ */
+static void without_missing_splits(struct dw *w, const char *name)
+{
+	if (!w->splits_missing || !w->x->inlines)
+		return;
+	lidia_log(LIDIA_LOG_WARN,
+		  "%s: %zu split unit%s not found (the first: '%s'): inline frames are left out",
+		  name, w->splits_missing, w->splits_missing == 1 ? "" : "s",
+		  w->first_missing ? w->first_missing : "?");
+	w->x->inlines = false;
+}
+
 /*
  * The units to read, in w->units (a skeleton with the split unit it found,
  * when find_split lets libdw look for it): the first pass then reads each
@@ -211,6 +237,8 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 			    dwarf_tag(&subdie) == DW_TAG_compile_unit;
 		if (un->split)
 			un->split_die = subdie;
+		else if (unit_type == DW_UT_skeleton)
+			note_missing_split(w, &cudie);
 		w->split_units |= un->split;
 	}
 }
@@ -268,6 +296,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	find_split =
 		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
 	if (!(err = list_units(&w, dw, find_split))) {
+		without_missing_splits(&w, e->name);
 		crew_open(&crew, &w, alt);
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
 		    !(err = plan_groups(&w))) {

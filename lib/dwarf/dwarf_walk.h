@@ -110,9 +110,11 @@ struct subprog {
  * fields zeroed (walker_fields()).
  */
 struct dw {
-	bool skip_go;	    /* leave Go units to the pclntab, which described them */
-	bool split_units;   /* some code is described in split units (.dwo files) */
-	size_t overlapping; /* subprogram ranges dropped: another function had the address */
+	bool skip_go;		   /* leave Go units to the pclntab, which described them */
+	bool split_units;	   /* some code is described in split units (.dwo files) */
+	size_t splits_missing;	   /* skeletons whose split unit was not found (or looked for) */
+	const char *first_missing; /* the .dwo the first of them names (NULL: none named) */
+	size_t overlapping;	   /* subprogram ranges dropped: another function had the address */
 	size_t threads_used, chunks; /* the second pass's, for the messages (unit_chunks.c) */
 	struct unit *units;	     /* the units read, in unit order */
 	size_t nunits, cap_units;
