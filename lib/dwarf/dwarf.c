@@ -183,13 +183,14 @@ static void note_missing_split(struct dw *w, Dwarf_Die *cudie)
  * the units found only, and count as many of them as one with all could
  * hold, so that a run with all would keep it. Left out, it rates as lines.
  */
-static void without_missing_splits(struct dw *w, const char *name)
+static void without_missing_splits(struct dw *w, const char *name, bool searched)
 {
 	if (!w->splits_missing || !w->x->inlines)
 		return;
 	lidia_log(LIDIA_LOG_WARN,
-		  "%s: %zu split unit%s not found (the first: '%s'): inline frames are left out",
-		  name, w->splits_missing, w->splits_missing == 1 ? "" : "s",
+		  "%s: %zu split unit%s %s (the first: '%s'): inline frames are left out", name,
+		  w->splits_missing, w->splits_missing == 1 ? "" : "s",
+		  searched ? "not found" : "not looked for (no search)",
 		  w->first_missing ? w->first_missing : "?");
 	w->x->inlines = false;
 }
@@ -284,7 +285,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	struct line_rows *orphans = &x->orphans;
 	Dwarf *dw = begin(&w, e, alt);
 	struct crew crew;
-	bool find_split;
+	bool search, find_split;
 	int err;
 
 	if (!dw)
@@ -293,10 +294,10 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 	frames_init(&w.fr, x->b, x->lines, x->files);
 	w.fr.bias = x->bias;
 	/* The .dwo files an input names are opened only when searching, and only if regular. */
-	find_split =
-		(e->debugdir || !x->no_debug_search) && split_paths_safe(dw, e->name, e->debugdir);
+	search = e->debugdir || !x->no_debug_search;
+	find_split = search && split_paths_safe(dw, e->name, e->debugdir);
 	if (!(err = list_units(&w, dw, find_split))) {
-		without_missing_splits(&w, e->name);
+		without_missing_splits(&w, e->name, search);
 		crew_open(&crew, &w, alt);
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
 		    !(err = plan_groups(&w))) {
