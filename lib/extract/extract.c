@@ -113,6 +113,7 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	const struct lidia_elf *img;
 	Dwarf *alt_dw = NULL;
 	char dwp[PATH_MAX];
+	bool names_alt;
 	int err = 0;
 
 	if (!e)
@@ -129,8 +130,8 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	}
 	/* The dwz file is the extraction's own: libdw inflates its .zdebug sections in it. */
 	if (debug_find_alt(e, OPTS_GET(opts, dwz_dir, NULL),
-			   OPTS_GET(opts, no_debug_search, false) ? NULL : debug_dirs(opts),
-			   &alt) > 0) {
+			   OPTS_GET(opts, no_debug_search, false) ? NULL : debug_dirs(opts), &alt,
+			   &names_alt) > 0) {
 		if (debug_sections_inflate(alt, false, threads, guard, &alt_inflated))
 			lidia_log(LIDIA_LOG_WARN, "%s: its dwz file's sections cannot be inflated",
 				  e->name);
@@ -143,7 +144,7 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	 * and the file no weaker by its counts than one made with it, so never
 	 * replaced. Left out, the file rates as lines, below one that has them.
 	 */
-	if (!alt_dw && debug_names_alt(e) && x->inlines) {
+	if (!alt_dw && names_alt && x->inlines) {
 		lidia_log(LIDIA_LOG_WARN, "%s: without its dwz file, inline frames are left out",
 			  e->name);
 		x->inlines = false;

@@ -255,16 +255,8 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
 	return found;
 }
 
-bool debug_names_alt(const struct lidia_elf *e)
-{
-	const unsigned char *data;
-	uint64_t addr, size;
-
-	return elf_section_data(e, ".gnu_debugaltlink", &addr, &data, &size) && size;
-}
-
 int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *const *dirs,
-		   struct lidia_elf **out)
+		   struct lidia_elf **out, bool *named)
 {
 	const unsigned char *data, *end;
 	char hex[LIDIA_KEY_MAX], path[PATH_MAX], dir[PATH_MAX];
@@ -273,7 +265,8 @@ int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *
 	size_t idlen;
 
 	*out = NULL;
-	if (!elf_section_data(e, ".gnu_debugaltlink", &addr, &data, &size) || !size)
+	*named = elf_section_data(e, ".gnu_debugaltlink", &addr, &data, &size) && size;
+	if (!*named)
 		return 0;
 	end = memchr(data, 0, size);
 	if (!end || (idlen = size - (size_t)(end - data) - 1) == 0 || idlen > 64)

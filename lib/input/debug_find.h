@@ -23,13 +23,11 @@ int debug_find_file(const struct lidia_elf *e, const char *const *dirs, struct l
  * under the root given (gathered: NULL for none), then, when dirs is not
  * NULL (a search), by build ID under each of its roots, by its path,
  * relative to e's directory, or under the root of the tree e was unpacked
- * into (e in <root>/usr/lib/debug/...). Not found: a warning.
+ * into (e in <root>/usr/lib/debug/...). Not found: a warning. *named says
+ * whether e names one at all (a .gnu_debugaltlink with contents).
  */
 int debug_find_alt(const struct lidia_elf *e, const char *gathered, const char *const *dirs,
-		   struct lidia_elf **out);
-
-/* Whether e names a dwz supplementary file (.gnu_debugaltlink). */
-bool debug_names_alt(const struct lidia_elf *e);
+		   struct lidia_elf **out, bool *named);
 
 /* The MiniDebugInfo of e (.gnu_debugdata: an xz-compressed ELF with a .symtab). */
 int debug_minidebuginfo(const struct lidia_elf *e, struct lidia_elf **out);
