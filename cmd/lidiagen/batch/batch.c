@@ -12,7 +12,6 @@
 
 #include "batch_internal.h"
 #include "cpus.h"
-#include "debuginfod.h"
 #include "memory.h"
 #include "usage.h"
 
@@ -28,10 +27,7 @@ void batch_release(struct batch *b)
 		free(b->groups[i].fetched_alt);
 	}
 	free(b->groups);
-	if (b->alt_dir[0])
-		dbgd_links_remove(b->alt_dir);
-	free(b->dwz);
-	free(b->dwz_slots);
+	dwz_pool_release(b);
 	problems_release(&b->failures);
 	state_release(&b->state);
 	budget_destroy(&b->budget);

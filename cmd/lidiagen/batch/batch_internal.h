@@ -283,6 +283,9 @@ void dwz_pool_gather_unread(struct batch *b);
 /* The root into dir, when there is one (for lidia_extract_opts.dwz_dir). */
 bool dwz_pool_dir(struct batch *b, char *dir, size_t size);
 
+/* The root and all in it removed, the table freed (the run's end). */
+void dwz_pool_release(struct batch *b);
+
 /* ---- debuginfod_fetch.c: --debuginfod ---- */
 
 /*

@@ -15,6 +15,7 @@
  * an output holds does not depend on the order the inputs were read in.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -282,4 +283,22 @@ bool dwz_pool_dir(struct batch *b, char *dir, size_t size)
 	any = b->alt_dir[0] && (size_t)snprintf(dir, size, "%s", b->alt_dir) < size;
 	pthread_mutex_unlock(&b->lock);
 	return any;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
+void dwz_pool_release(struct batch *b)
+{
+	if (b->alt_dir[0])
+		nftw(b->alt_dir, remove_one, 8,
+		     FTW_DEPTH | FTW_PHYS); /* links, not what they name */
+	free(b->dwz);
+	free(b->dwz_slots);
 }

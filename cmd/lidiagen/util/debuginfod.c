@@ -3,12 +3,10 @@
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
-#include <ftw.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "debuginfod.h"
@@ -248,18 +246,4 @@ int dbgd_altlink_id(const char *path, char *hex, size_t hex_size)
 	elf_end(e);
 	close(fd);
 	return found;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	remove(path);
-	return 0;
-}
-
-void dbgd_links_remove(const char *dir)
-{
-	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 }

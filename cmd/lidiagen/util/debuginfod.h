@@ -65,7 +65,4 @@ void dbgd_got_free(struct dbgd_got *got);
  */
 int dbgd_altlink_id(const char *path, char *hex, size_t hex_size);
 
-/* A directory of the run's (its dwz files'), and all in it, removed. */
-void dbgd_links_remove(const char *dir);
-
 #endif
