@@ -128,20 +128,8 @@ struct bytes {
 static int fill_bytes(int fd, void *ctx)
 {
 	const struct bytes *m = ctx;
-	const char *p = m->data;
-	size_t left = m->size;
 
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		left -= (size_t)n;
-	}
-	return 0;
+	return write_whole(fd, m->data, m->size);
 }
 
 /*

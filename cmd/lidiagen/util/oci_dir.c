@@ -36,23 +36,6 @@ static bool is_layout(const char *dir)
 	return !access(p, R_OK);
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* A ustar header for a regular file of size bytes (sizes past 8 GiB in base-256). */
 static void tar_header(unsigned char h[512], const char *name, uint64_t size)
 {
@@ -99,7 +82,7 @@ static int tar_append(int out, const char *dir, const char *name)
 		return e; /* not a regular file, or a name a blob never has: left out */
 	}
 	tar_header(h, name, (uint64_t)st.st_size);
-	e = write_all(out, h, sizeof(h));
+	e = write_whole(out, h, sizeof(h));
 	for (left = (uint64_t)st.st_size; !e && left;) {
 		ssize_t n = read(in, buf, left < sizeof(buf) ? left : sizeof(buf));
 
@@ -107,13 +90,13 @@ static int tar_append(int out, const char *dir, const char *name)
 			e = n < 0 ? -errno : -EIO; /* it shrank meanwhile */
 			break;
 		}
-		e = write_all(out, buf, (size_t)n);
+		e = write_whole(out, buf, (size_t)n);
 		left -= (uint64_t)n;
 	}
 	close(in);
 	memset(buf, 0, 512);
 	if (!e && st.st_size % 512)
-		e = write_all(out, buf, 512 - (size_t)(st.st_size % 512));
+		e = write_whole(out, buf, 512 - (size_t)(st.st_size % 512));
 	return e;
 }
 
@@ -161,7 +144,7 @@ static int tar_layout(const char *dir)
 	if (!e)
 		e = add_blobs(fd, dir);
 	if (!e)
-		e = write_all(fd, end, sizeof(end));
+		e = write_whole(fd, end, sizeof(end));
 	if (e) {
 		close(fd);
 		return e;

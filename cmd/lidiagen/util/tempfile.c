@@ -44,6 +44,23 @@ int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx)
 	return lidia_store_write_file(path, fill_stdio, &p);
 }
 
+int write_whole(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /*
  * The run's own files and directories outside its output (remove_on_signal),
  * each path copied here before the count that publishes it is raised: the

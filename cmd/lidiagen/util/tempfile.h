@@ -16,6 +16,9 @@
  */
 int write_file(const char *path, void (*print)(FILE *f, void *ctx), void *ctx);
 
+/* write() all of buf to fd, through EINTR and short writes: 0 or -errno (-EIO: none written). */
+int write_whole(int fd, const void *buf, size_t n);
+
 /*
  * On SIGINT, SIGTERM, SIGHUP and SIGQUIT: remove the temporary files being
  * written, then die of the signal as without the handler. A signal the
