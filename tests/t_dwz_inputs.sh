@@ -26,7 +26,8 @@
 #  (d) the dwz file as a plain file anywhere in the tree (not where its
 #      name says): read, the same bytes as (a);
 #  (e) --state, the output removed, the inputs unchanged (so not read again
-#      to be identified): converted again with the dwz file, the same bytes;
+#      to be identified): converted again with the dwz file, the same bytes,
+#      the dwz file an archive member or a file of its own;
 #  (f) two dwz files of one build ID and other bytes: one warning naming the
 #      clash, neither used (the names dwz moved are missing, as with none),
 #      the same bytes whichever order the inputs come in;
@@ -162,6 +163,22 @@ if [ "$RC" -eq 0 ] && cmp -s "$w/kept/$ID_A.lidia" "$w/pkg/$ID_A.lidia" 2>/dev/n
 else
 	not_ok "(e) --state, an output removed, the inputs unchanged: converted again with the dwz file" \
 		"exit $RC" "$(first_lines 8 "$w/state2.err")"
+fi
+
+# The same with the dwz file a file of its own (loose/ of (d)): the state
+# says which image passed over is a dwz file, so it is gathered unread.
+rm -rf "$w/kept2"
+TMPDIR=$w/tmp run "$w/state3" "$LIDIAGEN" --recursive "$w/loose" -o "$w/kept2" --layout flat \
+	--state "$w/state2.json"
+rm -f "$w/kept2/$ID_A.lidia"
+TMPDIR=$w/tmp run "$w/state4" "$LIDIAGEN" --recursive "$w/loose" -o "$w/kept2" --layout flat \
+	--state "$w/state2.json"
+if [ "$RC" -eq 0 ] && cmp -s "$w/kept2/$ID_A.lidia" "$w/pkg/$ID_A.lidia" 2>/dev/null &&
+	! grep -q 'not found' "$w/state4.err"; then
+	ok "(e) the same with the dwz file a file of its own: gathered though not read again"
+else
+	not_ok "(e) the same with the dwz file a file of its own: gathered though not read again" \
+		"exit $RC" "$(first_lines 8 "$w/state4.err")"
 fi
 
 # (f) A second common.debug of the same build ID, one DWARF string changed.

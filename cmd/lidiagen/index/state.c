@@ -13,8 +13,12 @@
 #include "state.h"
 #include "tempfile.h"
 
-/* 3: parts have their position; an older state is read again, not trusted. */
-#define STATE_MAGIC "lidiagen-state 3"
+/*
+ * 3: parts have their position; 4: images passed over say whether they are
+ * dwz files (a run gathers those of the inputs it does not read again). An
+ * older state is read again, not trusted.
+ */
+#define STATE_MAGIC "lidiagen-state 4"
 
 void state_init(struct state *s)
 {
@@ -472,7 +476,11 @@ static void write_part(FILE *f, const struct state_part *p)
 
 static void write_skip(FILE *f, const struct state_skip *k)
 {
-	fprintf(f, "S\t%d\t%s\t%s\t", (int)k->reason, k->go ? "g" : "-", k->key[0] ? k->key : "-");
+	fprintf(f, "S\t%d\t%s\t%s\t", (int)k->reason,
+		k->go	 ? "g"
+		: k->dwz ? "z"
+			 : "-",
+		k->key[0] ? k->key : "-");
 	put_escaped(f, k->path);
 	fputc('\n', f);
 }
@@ -630,6 +638,7 @@ void state_load(struct state *s, const char *path, bool ignore)
 					   strcmp(field[3], "-") ? field[3] : "",
 					   !strcmp(field[2], "g")))
 				goto bad;
+			old->skips[old->nskips - 1].dwz = !strcmp(field[2], "z");
 			old->inputs[cur].nskips++; /* and its S lines */
 		} else {
 			goto bad;
