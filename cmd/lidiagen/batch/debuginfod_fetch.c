@@ -155,7 +155,7 @@ static int extract_with(struct group *g, struct lidia_elf *const *elfs, size_t n
 int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *elfs, size_t n,
 		    const struct lidia_extract_opts *opts, struct lidia_builder **bld)
 {
-	char hex[LIDIA_KEY_MAX];
+	char hex[LIDIA_KEY_MAX], dwz_dir[sizeof(b->alt_dir)];
 	struct lidia_extract_opts with_alt;
 	struct dbgd_got got;
 	struct lidia_elf *d;
@@ -173,9 +173,9 @@ int extract_fetched(struct batch *b, struct group *g, struct lidia_elf *const *e
 	}
 	if (asprintf(&g->fetched_from, "debuginfod:%s", got.url) < 0)
 		g->fetched_from = NULL;
-	if (fetch_alt(b, g, got.path)) {
+	if (fetch_alt(b, g, got.path) && dwz_pool_dir(b, dwz_dir, sizeof(dwz_dir))) {
 		with_alt = *opts;
-		with_alt.dwz_dir = b->alt_dir; /* made: no thread changes it any more */
+		with_alt.dwz_dir = dwz_dir;
 		opts = &with_alt;
 	}
 	dbgd_got_free(&got);
