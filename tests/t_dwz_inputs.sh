@@ -152,34 +152,26 @@ else
 		"exit $RC" "$(first_lines 5 "$w/loose-out.err")"
 fi
 
-# (e)
-rm -rf "$w/kept"
-TMPDIR=$w/tmp run "$w/state1" "$LIDIAGEN" --recursive "$w/in" -o "$w/kept" --layout flat --state "$w/state.json"
-rm -f "$w/kept/$ID_A.lidia"
-TMPDIR=$w/tmp run "$w/state2" "$LIDIAGEN" --recursive "$w/in" -o "$w/kept" --layout flat --state "$w/state.json"
-if [ "$RC" -eq 0 ] && cmp -s "$w/kept/$ID_A.lidia" "$w/pkg/$ID_A.lidia" 2>/dev/null &&
-	! grep -q 'not found' "$w/state2.err"; then
-	ok "(e) --state, an output removed, the inputs unchanged: converted again with the dwz file"
-else
-	not_ok "(e) --state, an output removed, the inputs unchanged: converted again with the dwz file" \
-		"exit $RC" "$(first_lines 8 "$w/state2.err")"
-fi
-
-# The same with the dwz file a file of its own (loose/ of (d)): the state
-# says which image passed over is a dwz file, so it is gathered unread.
-rm -rf "$w/kept2"
-TMPDIR=$w/tmp run "$w/state3" "$LIDIAGEN" --recursive "$w/loose" -o "$w/kept2" --layout flat \
-	--state "$w/state2.json"
-rm -f "$w/kept2/$ID_A.lidia"
-TMPDIR=$w/tmp run "$w/state4" "$LIDIAGEN" --recursive "$w/loose" -o "$w/kept2" --layout flat \
-	--state "$w/state2.json"
-if [ "$RC" -eq 0 ] && cmp -s "$w/kept2/$ID_A.lidia" "$w/pkg/$ID_A.lidia" 2>/dev/null &&
-	! grep -q 'not found' "$w/state4.err"; then
-	ok "(e) the same with the dwz file a file of its own: gathered though not read again"
-else
-	not_ok "(e) the same with the dwz file a file of its own: gathered though not read again" \
-		"exit $RC" "$(first_lines 8 "$w/state4.err")"
-fi
+# (e) rerun NAME INPUT LABEL: with --state, INPUT converted, a's output
+# removed, then converted again (INPUT unchanged, so not read again to be
+# identified): a's output must come back with the dwz file.
+rerun() {
+	local k=$w/$1 label="(e) $3"
+	rm -rf "$k"
+	TMPDIR=$w/tmp run "$k-1" "$LIDIAGEN" --recursive "$2" -o "$k" --layout flat --state "$k.state"
+	rm -f "$k/$ID_A.lidia"
+	TMPDIR=$w/tmp run "$k-2" "$LIDIAGEN" --recursive "$2" -o "$k" --layout flat --state "$k.state"
+	if [ "$RC" -eq 0 ] && cmp -s "$k/$ID_A.lidia" "$w/pkg/$ID_A.lidia" 2>/dev/null &&
+		! grep -q 'not found' "$k-2.err"; then
+		ok "$label"
+	else
+		not_ok "$label" "exit $RC" "$(first_lines 8 "$k-2.err")"
+	fi
+}
+rerun kept "$w/in" "--state, an output removed, the inputs unchanged: converted again with the dwz file"
+# The dwz file a file of its own (loose/ of (d)): the state says which
+# image passed over is a dwz file, so it is gathered unread.
+rerun kept2 "$w/loose" "the same with the dwz file a file of its own: gathered though not read again"
 
 # (f) A second common.debug of the same build ID, one DWARF string changed.
 mkdir -p "$w/clash"
