@@ -15,7 +15,9 @@
  * libdw's rows), who reads it and who takes its orphan rows is
  * line_groups.c's. A partial unit with no address range in it is read by
  * unit_scan.c, not libdw, and then passed over. A unit costs what it holds,
- * not its program's rows nor its abbreviation table.
+ * not its program's rows nor its abbreviation table. Both passes move
+ * between DIEs and find their attributes with die_reader.c; libdw reads
+ * the values (addresses, references, strings, range lists).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>

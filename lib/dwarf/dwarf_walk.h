@@ -8,6 +8,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "die_reader.h"
 #include "dwarf_sections.h"
 #include "extract.h"
 #include "frames.h"
@@ -41,10 +42,10 @@ static inline bool code_range(uint64_t lo, uint64_t hi)
  * The next of die's address ranges that can be code, from *off (0 at first;
  * *base is dwarf_ranges()'s, kept between the calls); false: no more.
  */
-static inline bool next_code_range(Dwarf_Die *die, ptrdiff_t *off, Dwarf_Addr *base, Dwarf_Addr *lo,
-				   Dwarf_Addr *hi)
+static inline bool next_code_range(const struct die_reader *r, struct die_attrs *die,
+				   ptrdiff_t *off, Dwarf_Addr *base, Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
-	while ((*off = dwarf_ranges(die, *off, base, lo, hi)) > 0)
+	while ((*off = die_ranges(r, die, *off, base, lo, hi)) > 0)
 		if (code_range(*lo, *hi))
 			return true;
 	return false;
@@ -131,7 +132,9 @@ struct dw {
 
 	/* ---- The walker's own: where its frames, orphans and counts go. */
 	struct extract_ctx *x;
-	Dwarf *own_dw;	       /* NULL: the first pass's DIEs are read as they are */
+	Dwarf *own_dw;		     /* NULL: the first pass's DIEs are read as they are */
+	struct abbrev_cache abbrevs; /* for reader, the current unit's DIEs */
+	struct die_reader reader;
 	size_t bad_file_index; /* call files that name no file */
 	/* Decoded line programs not in use, for the next ones (their buffers kept). */
 	struct lines **spare;

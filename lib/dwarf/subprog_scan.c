@@ -11,21 +11,23 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "die_reader.h"
 #include "dwarf_walk.h"
 #include "internal.h"
 #include "unit_scan.h"
 
-static int add_subprog(struct scanner *s, Dwarf_Die *die, uint32_t unit)
+static int add_subprog(struct scanner *s, struct die_reader *r, struct die_attrs *die,
+		       uint32_t unit)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	int err;
 
-	while (next_code_range(die, &off, &base, &lo, &hi)) {
+	while (next_code_range(r, die, &off, &base, &lo, &hi)) {
 		if ((err = LIDIA_GROW(s->subs, s->nsubs + 1, s->cap_subs)))
 			return err;
 		s->subs[s->nsubs++] = (struct subprog){
-			.lo = lo, .hi = hi, .off = dwarf_dieoffset(die), .unit = unit
+			.lo = lo, .hi = hi, .off = dwarf_dieoffset(&die->die), .unit = unit
 		};
 	}
 	return 0;
@@ -61,19 +63,20 @@ static bool classes_declare_only(Dwarf_Die *cudie)
  * other subprograms (GCC's nested functions); not inside inlined code.
  * in_code: inside a function, or in a unit whose classes may hold code.
  */
-static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int level, bool in_code)
+static int scan_dies(struct scanner *s, struct die_reader *r, struct die_attrs *parent,
+		     uint32_t unit, int level, bool in_code)
 {
-	Dwarf_Die child;
-	int err = 0, r;
+	struct die_attrs child;
+	int err = 0;
 
-	if (level > 64 || dwarf_child(parent, &child) != 0)
+	if (level > 64 || die_child(r, parent, &child) != 0)
 		return 0;
 	do {
-		switch (dwarf_tag(&child)) {
+		switch (child.tag) {
 		case DW_TAG_subprogram:
-			if ((err = add_subprog(s, &child, unit)))
+			if ((err = add_subprog(s, r, &child, unit)))
 				return err;
-			err = scan_dies(s, &child, unit, level + 1, true);
+			err = scan_dies(s, r, &child, unit, level + 1, true);
 			break;
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
@@ -89,19 +92,20 @@ static int scan_dies(struct scanner *s, Dwarf_Die *parent, uint32_t unit, int le
 			 * time in C++.
 			 */
 			if (in_code)
-				err = scan_dies(s, &child, unit, level + 1, in_code);
+				err = scan_dies(s, r, &child, unit, level + 1, in_code);
 			break;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_lexical_block:
-			err = scan_dies(s, &child, unit, level + 1, in_code);
+			err = scan_dies(s, r, &child, unit, level + 1, in_code);
 			break;
 		default:
 			break;
 		}
 		if (err)
 			return err;
-	} while ((r = dwarf_siblingof(&child, &child)) == 0);
+	} while (die_sibling(r, &child) == 0);
+	die_children_read(r, parent);
 	return 0;
 }
 
@@ -139,6 +143,28 @@ static bool partial_without_code(struct scanner *s, struct unit *un)
 	return true;
 }
 
+/*
+ * The subprogram ranges under top, unit u's DIE (or its split unit's), read
+ * by our reader, or by libdw's calls when ours cannot read the unit.
+ */
+static int scan_top(struct scanner *s, uint32_t u, Dwarf_Die *top, bool in_code)
+{
+	const struct unit *un = &s->w->units[u];
+	struct die_reader r;
+	struct die_attrs root;
+	int err = 0;
+
+	die_reader_unit(&r, &s->abbrevs, &s->w->secs, top, un->unit_off, !un->split);
+	if (die_read(&r, top, &root))
+		err = scan_dies(s, &r, &root, u, 0, in_code);
+	if (!r.failed)
+		return err;
+	s->nsubs = un->subs_first; /* what ours found, read again */
+	die_reader_by_libdw(&r);
+	die_read(&r, top, &root);
+	return scan_dies(s, &r, &root, u, 0, in_code);
+}
+
 /* Unit u: its facts, and its subprogram ranges at the end of s->subs. */
 static int scan_unit(struct scanner *s, uint32_t u)
 {
@@ -156,7 +182,7 @@ static int scan_unit(struct scanner *s, uint32_t u)
 	read_unit(un, &cudie);
 	/* A skeleton's code is described in its split unit (a .dwo), when found. */
 	top = un->split ? &un->split_die : &cudie;
-	err = scan_dies(s, top, u, 0, !classes_declare_only(top));
+	err = scan_top(s, u, top, !classes_declare_only(top));
 	un->subs_end = s->nsubs;
 	return err;
 }

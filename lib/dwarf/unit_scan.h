@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abbrevs.h"
 #include "dwarf_sections.h"
 
 /* What a unit's DIEs hold, for the units that need not be read with libdw. */
@@ -15,19 +16,6 @@ struct unit_facts {
 	uint64_t line_offset;  /* its value */
 	const char *comp_dir;  /* DW_AT_comp_dir, in s's sections; NULL: none */
 	unsigned address_size; /* the unit header's */
-};
-
-struct abbrev;
-struct abbrev_table;
-
-/* The abbreviation tables read so far, each once, by offset in .debug_abbrev. */
-struct abbrev_cache {
-	struct abbrev *abbrevs; /* of every table, one table after another */
-	size_t nabbrevs, cap_abbrevs;
-	struct abbrev_table *tables;
-	size_t ntables, cap_tables;
-	uint32_t *slots; /* open addressing by offset: table index + 1, 0 when free */
-	size_t cap_slots;
 };
 
 /*
@@ -40,7 +28,5 @@ struct abbrev_cache {
  */
 bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
 	       struct unit_facts *out);
-
-void abbrev_cache_release(struct abbrev_cache *c);
 
 #endif

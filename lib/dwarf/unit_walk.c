@@ -191,17 +191,14 @@ static const char *die_name(struct dw *w, Dwarf_Die *die)
  * An inlined subroutine's name: its abstract origin's (when it has no name
  * of its own), found once per origin in a unit, as die_name() would.
  */
-static const char *inline_name(struct dw *w, Dwarf_Die *die)
+static const char *inline_name(struct dw *w, struct die_attrs *die)
 {
 	size_t kept_short = w->names_kept_short;
-	Dwarf_Attribute attr;
 	Dwarf_Die origin;
 	const char *name;
 
-	if (dwarf_hasattr(die, DW_AT_linkage_name) || dwarf_hasattr(die, DW_AT_MIPS_linkage_name) ||
-	    dwarf_hasattr(die, DW_AT_name) || !dwarf_attr(die, DW_AT_abstract_origin, &attr) ||
-	    !dwarf_formref_die(&attr, &origin))
-		return die_name(w, die);
+	if (die->named || !die->origin.form || !dwarf_formref_die(&die->origin, &origin))
+		return die_name(w, &die->die);
 	if ((name = origin_names_find(&w->origins, origin.addr)))
 		return name;
 	name = die_name(w, &origin);
@@ -212,13 +209,13 @@ static const char *inline_name(struct dw *w, Dwarf_Die *die)
 
 /* ---- Second pass: one subprogram ---------------------------------------------- */
 
-static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t depth)
+static int add_node_ivs(struct dw *w, struct die_attrs *die, int32_t node, int32_t depth)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	int err;
 
-	while (next_code_range(die, &off, &base, &lo, &hi)) {
+	while (next_code_range(&w->reader, die, &off, &base, &lo, &hi)) {
 		if ((err = LIDIA_GROW(w->ivs, w->nivs + 1, w->cap_ivs)))
 			return err;
 		w->ivs[w->nivs++] = (struct node_iv){ lo, hi, node, depth };
@@ -231,21 +228,20 @@ static int add_node_ivs(struct dw *w, Dwarf_Die *die, int32_t node, int32_t dept
  * counts every DIE nested (lexical blocks too), so that corrupt DWARF nesting
  * blocks without end cannot run the stack out.
  */
-static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int32_t parent,
+static int collect_inlines(struct dw *w, struct die_attrs *die, Dwarf_Files *files, int32_t parent,
 			   int32_t depth, int level)
 {
-	Dwarf_Die child;
+	struct die_attrs child;
 	int err = 0;
 
 	if (depth > FRAMES_MAX_DEPTH || level > 2 * FRAMES_MAX_DEPTH ||
-	    dwarf_child(die, &child) != 0)
+	    die_child(&w->reader, die, &child) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&child);
+		unsigned tag = child.tag;
 
 		if (tag == DW_TAG_inlined_subroutine) {
 			struct frame_node *n;
-			Dwarf_Attribute attr;
 			Dwarf_Word v;
 			int32_t idx = (int32_t)w->nnodes;
 
@@ -259,11 +255,10 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			n->depth = depth;
 			n->call_file = NULL;
 			n->call_line = 0;
-			if (dwarf_attr(&child, DW_AT_call_line, &attr) &&
-			    !dwarf_formudata(&attr, &v))
+			if (child.call_line.form && !dwarf_formudata(&child.call_line, &v))
 				n->call_line = v > UINT32_MAX ? 0 : (uint32_t)v;
-			if ((files || w->cur->ours) && dwarf_attr(&child, DW_AT_call_file, &attr) &&
-			    !dwarf_formudata(&attr, &v)) {
+			if ((files || w->cur->ours) && child.call_file.form &&
+			    !dwarf_formudata(&child.call_file, &v)) {
 				const struct line_table *lt = &w->cur->lt;
 				const char *f;
 
@@ -287,7 +282,8 @@ static int collect_inlines(struct dw *w, Dwarf_Die *die, Dwarf_Files *files, int
 			if ((err = collect_inlines(w, &child, files, parent, depth, level + 1)))
 				return err;
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (die_sibling(&w->reader, &child) == 0);
+	die_children_read(&w->reader, die);
 	return 0;
 }
 
@@ -377,6 +373,28 @@ static int emit_range(struct dw *w, const char *func, uint64_t lo, uint64_t hi)
 	return frames_end(&w->fr, hi);
 }
 
+/*
+ * The inline tree under the subprogram die into w->nodes and w->ivs, read by
+ * our reader; by libdw's calls when ours cannot read the unit (from this
+ * subprogram on).
+ */
+static int inlines_of(struct dw *w, Dwarf_Die *die, Dwarf_Files *files)
+{
+	size_t bad_files = w->bad_file_index;
+	struct die_attrs top;
+	int err = 0;
+
+	if (die_read(&w->reader, die, &top))
+		err = collect_inlines(w, &top, files, -1, 1, 0);
+	if (!w->reader.failed)
+		return err;
+	w->nnodes = w->nivs = 0;
+	w->bad_file_index = bad_files;
+	die_reader_by_libdw(&w->reader);
+	die_read(&w->reader, die, &top);
+	return collect_inlines(w, &top, files, -1, 1, 0);
+}
+
 /* Unit un's DIE, as this walker's Dwarf reads it. */
 static bool unit_die(const struct dw *w, const struct unit *un, Dwarf_Die *out)
 {
@@ -409,7 +427,7 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	w->nnodes = w->nivs = 0;
 	name_blocks_reset(&w->names, false);
 	dwarf_name = die_name(w, &die);
-	if (x->inlines && (err = collect_inlines(w, &die, files, -1, 1, 0)))
+	if (x->inlines && (err = inlines_of(w, &die, files)))
 		return err;
 	/*
 	 * Each range sweeps the intervals from the first that reaches it: a
@@ -582,6 +600,7 @@ static int walk_unit(struct dw *w, uint32_t u)
 	if (!unit_die(w, un, &cudie))
 		return LIDIA_E_ELF; /* read once already: cannot happen */
 	set_unit(w, un);
+	die_reader_unit(&w->reader, &w->abbrevs, &w->secs, &cudie, un->unit_off, !un->split);
 	if ((err = open_lines(w, u, &cudie, &own))) {
 		lines_put(w, own);
 		return err;
@@ -646,4 +665,5 @@ void walk_release(struct dw *w)
 	free(w->demangled);
 	free(w->paths);
 	origin_names_release(&w->origins);
+	abbrev_cache_release(&w->abbrevs);
 }

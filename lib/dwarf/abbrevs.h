@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef LIDIA_ABBREVS_H
+#define LIDIA_ABBREVS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf_cursor.h"
+#include "dwarf_sections.h"
+
+/*
+ * What lidiagen's own DIE readers (unit_scan.c, die_reader.c) share: the
+ * abbreviation tables, a unit's header, and the size of a value by its form.
+ */
+
+/* One attribute specification of an abbreviation, decoded. */
+struct attr_spec {
+	uint16_t attr, form;
+	uint32_t implicit; /* DW_FORM_implicit_const: where its value is in .debug_abbrev */
+};
+
+/* One abbreviation. */
+struct abbrev {
+	uint64_t code;
+	const unsigned char *specs;  /* (attribute, form[, implicit value]) pairs, ended by 0, 0 */
+	uint32_t first_spec, nspecs; /* the same, decoded: c->specs[first_spec, + nspecs) */
+	unsigned tag;
+	bool children;
+};
+
+/* A table: c->abbrevs[first, first + n), sorted by code. */
+struct abbrev_table {
+	uint64_t offset;
+	size_t first, n;
+	bool ok; /* read to its end without fault, each code once, as libdw reads it */
+};
+
+/* The abbreviation tables read so far, each once, by offset in .debug_abbrev. */
+struct abbrev_cache {
+	struct abbrev *abbrevs; /* of every table, one table after another */
+	size_t nabbrevs, cap_abbrevs;
+	struct attr_spec *specs; /* of every abbreviation, one after another */
+	size_t nspecs, cap_specs;
+	struct abbrev_table *tables;
+	size_t ntables, cap_tables;
+	uint32_t *slots; /* open addressing by offset: table index + 1, 0 when free */
+	size_t cap_slots;
+};
+
+/* The table at offset in s->abbrev, read now if it is new; NULL when it cannot be had. */
+const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct dwarf_sections *s,
+					   uint64_t offset);
+
+/* The abbreviation of code in t, or NULL. */
+const struct abbrev *abbrev_find(const struct abbrev_cache *c, const struct abbrev_table *t,
+				 uint64_t code);
+
+void abbrev_cache_release(struct abbrev_cache *c);
+
+/* A unit's header: where its DIEs are, and what sizes their values. */
+struct unit_hdr {
+	struct cursor dies; /* from the unit DIE to the unit's end */
+	uint64_t abbrev_offset;
+	unsigned version, address_size, offset_size;
+};
+
+/*
+ * The header of the compile or partial unit at offset in s->info (DWARF 2
+ * to 5, section 7.5.1); false when it is another kind, or malformed.
+ */
+bool unit_hdr_read(const struct dwarf_sections *s, uint64_t offset, struct unit_hdr *h);
+
+/* Skip one value of form (DWARF 5 section 7.5.6, and GNU's); false when it cannot be sized. */
+bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form);
+
+#endif

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Fuzz target for lidiagen's own DIE reader (lib/dwarf/die_reader.c), which
+ * the two passes over the units read DIEs with instead of libdw's calls: on
+ * every unit, the tree is walked as the passes walk it, once through ours
+ * and once through libdw's calls, and unless ours gave up (to libdw, as the
+ * passes then do), the two walks must see the same DIEs with the same
+ * attributes and ranges. The input is that of fuzz_dwarf_units (a 2-byte
+ * little-endian length A, A bytes of .debug_abbrev, then .debug_info),
+ * given to libdw as the sections of an ELF image made here.
+ * Corpus: tests/fuzz/corpus/die_reader/ (see its README).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "die_reader.h"
+#include "lidia.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What a walk saw of one DIE. */
+struct seen {
+	Dwarf_Off off;
+	unsigned tag;
+	bool named;
+	unsigned origin_form;
+	Dwarf_Off origin;
+	Dwarf_Word call_line, call_file;
+	Dwarf_Addr lo[2], hi[2];
+	int nranges;
+};
+
+struct walk {
+	struct die_reader r;
+	struct seen *v;
+	size_t n, cap;
+};
+
+#define MAX_SEEN 65536
+
+static void note(struct walk *w, struct die_attrs *d)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	Dwarf_Die origin;
+	struct seen s;
+
+	memset(&s, 0, sizeof(s)); /* compared whole, padding too */
+	s.off = dwarf_dieoffset(&d->die);
+	s.tag = d->tag;
+
+	if (d->tag == DW_TAG_inlined_subroutine) {
+		s.named = d->named;
+		s.origin_form = d->origin.form;
+		if (d->origin.form && dwarf_formref_die(&d->origin, &origin))
+			s.origin = dwarf_dieoffset(&origin);
+		if (d->call_line.form)
+			dwarf_formudata(&d->call_line, &s.call_line);
+		if (d->call_file.form)
+			dwarf_formudata(&d->call_file, &s.call_file);
+	}
+	if (d->tag == DW_TAG_subprogram || d->tag == DW_TAG_inlined_subroutine)
+		while (s.nranges < 2 && (off = die_ranges(&w->r, d, off, &base, &lo, &hi)) > 0) {
+			s.lo[s.nranges] = lo;
+			s.hi[s.nranges++] = hi;
+		}
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		if (!(w->v = realloc(w->v, w->cap * sizeof(*w->v))))
+			abort();
+	}
+	w->v[w->n++] = s;
+}
+
+/* As the passes walk: into children, but for structures (their siblings found past them). */
+static void walk_tree(struct walk *w, struct die_attrs *parent, int level)
+{
+	struct die_attrs child;
+
+	if (level > 64 || w->n > MAX_SEEN || die_child(&w->r, parent, &child) != 0)
+		return;
+	do {
+		note(w, &child);
+		if (child.tag != DW_TAG_structure_type)
+			walk_tree(w, &child, level + 1);
+	} while (w->n <= MAX_SEEN && die_sibling(&w->r, &child) == 0);
+	die_children_read(&w->r, parent);
+}
+
+/* The unit of cudie walked by ours (ours) or libdw's calls; false: ours gave up. */
+static bool walk_unit(struct walk *w, struct abbrev_cache *c, const struct dwarf_sections *s,
+		      Dwarf_Die *cudie, bool ours)
+{
+	uint64_t unit_off = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
+	struct die_attrs root;
+
+	w->n = 0;
+	die_reader_unit(&w->r, c, s, cudie, unit_off, true);
+	if (!ours)
+		die_reader_by_libdw(&w->r);
+	else if (!w->r.ours)
+		return false;
+	if (die_read(&w->r, cudie, &root))
+		walk_tree(w, &root, 0);
+	return !w->r.failed;
+}
+
+/* An ELF image of two sections, .debug_abbrev and .debug_info, in mem (freed by the caller). */
+static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info, size_t ilen,
+			size_t *size)
+{
+	static const char names[] = "\0.shstrtab\0.debug_abbrev\0.debug_info";
+	size_t names_at = sizeof(Elf64_Ehdr), abbrev_at = names_at + sizeof(names);
+	size_t info_at = abbrev_at + alen, sh_at = (info_at + ilen + 7) & ~(size_t)7;
+	char *mem = calloc(1, sh_at + 4 * sizeof(Elf64_Shdr));
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)mem;
+	Elf64_Shdr *sh;
+
+	if (!mem)
+		abort();
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_REL;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shoff = sh_at;
+	eh->e_shnum = 4;
+	eh->e_shstrndx = 1;
+	memcpy(mem + names_at, names, sizeof(names));
+	memcpy(mem + abbrev_at, abbrev, alen);
+	memcpy(mem + info_at, info, ilen);
+	sh = (Elf64_Shdr *)(mem + sh_at);
+	sh[1] = (Elf64_Shdr){ .sh_name = 1,
+			      .sh_type = SHT_STRTAB,
+			      .sh_offset = names_at,
+			      .sh_size = sizeof(names),
+			      .sh_addralign = 1 };
+	sh[2] = (Elf64_Shdr){ .sh_name = 11,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_offset = abbrev_at,
+			      .sh_size = alen,
+			      .sh_addralign = 1 };
+	sh[3] = (Elf64_Shdr){ .sh_name = 25,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_offset = info_at,
+			      .sh_size = ilen,
+			      .sh_addralign = 1 };
+	*size = sh_at + 4 * sizeof(Elf64_Shdr);
+	return mem;
+}
+
+/* The sections as libdw reads them (find_sections() in dwarf.c). */
+static void sections(Elf *elf, struct dwarf_sections *s)
+{
+	Elf_Data *a = elf_getdata(elf_getscn(elf, 2), NULL);
+	Elf_Data *i = elf_getdata(elf_getscn(elf, 3), NULL);
+
+	memset(s, 0, sizeof(*s));
+	if (a && i) {
+		s->abbrev = a->d_buf, s->abbrev_size = a->d_size;
+		s->info = i->d_buf, s->info_size = i->d_size;
+	}
+}
+
+static void compare_units(Dwarf *dw, const struct dwarf_sections *s)
+{
+	struct abbrev_cache c = { 0 };
+	struct walk ours = { 0 }, theirs = { 0 };
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t type;
+
+	for (int unit = 0; unit < 64; unit++) {
+		if (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, NULL) != 0)
+			break;
+		walk_unit(&theirs, &c, s, &cudie, false);
+		if (!walk_unit(&ours, &c, s, &cudie, true))
+			continue; /* ours gave up: the passes read the unit with libdw */
+		if (ours.n != theirs.n ||
+		    (ours.n && memcmp(ours.v, theirs.v, ours.n * sizeof(*ours.v))))
+			abort(); /* ours read what libdw's calls read otherwise */
+	}
+	free(ours.v);
+	free(theirs.v);
+	abbrev_cache_release(&c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dwarf_sections s;
+	size_t alen, isize;
+	char *image;
+	Elf *elf;
+	Dwarf *dw;
+
+	if (size < 2)
+		return 0;
+	alen = (size_t)data[0] | (size_t)data[1] << 8;
+	if (alen > size - 2)
+		alen = size - 2;
+	elf_version(EV_CURRENT);
+	image = make_image(data + 2, alen, data + 2 + alen, size - 2 - alen, &isize);
+	if ((elf = elf_memory(image, isize))) {
+		if ((dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+			sections(elf, &s);
+			compare_units(dw, &s);
+			dwarf_end(dw);
+		}
+		elf_end(elf);
+	}
+	free(image);
+	return 0;
+}
