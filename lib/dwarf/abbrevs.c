@@ -29,14 +29,14 @@ static int decode_specs(struct abbrev_cache *ac, const struct dwarf_sections *s,
 
 	a->first_spec = (uint32_t)ac->nspecs;
 	for (;;) {
-		uint64_t attr = cursor_uleb(c), form = cursor_uleb(c);
+		uint64_t attr = cursor_uleb10(c), form = cursor_uleb10(c);
 		struct attr_spec sp = { (uint16_t)attr, (uint16_t)form, 0 };
 
 		if (c->bad || (!attr && !form))
 			break;
 		if (form == DW_FORM_implicit_const) {
 			sp.implicit = (uint32_t)(c->p - s->abbrev);
-			cursor_sleb(c);
+			cursor_sleb10(c);
 		}
 		if (attr > UINT16_MAX || form > UINT16_MAX || c->p - s->abbrev > UINT32_MAX ||
 		    ac->nspecs >= UINT32_MAX)
@@ -60,11 +60,11 @@ static int read_table(struct abbrev_cache *c, const struct dwarf_sections *s,
 
 	t->first = c->nabbrevs;
 	for (;;) {
-		struct abbrev a = { .code = cursor_uleb(&cur) };
+		struct abbrev a = { .code = cursor_uleb10(&cur) };
 
 		if (cur.bad || !a.code)
 			break;
-		tag = cursor_uleb(&cur);
+		tag = cursor_uleb10(&cur);
 		children = cursor_u(&cur, 1);
 		/* What libdw would read otherwise is not for our readers to guess. */
 		if (tag > DW_TAG_hi_user || children > DW_CHILDREN_yes)
@@ -243,7 +243,7 @@ bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form)
 		cursor_skip(c, 16);
 		break;
 	case DW_FORM_sdata:
-		cursor_sleb(c);
+		cursor_sleb10(c);
 		break;
 	case DW_FORM_udata:
 	case DW_FORM_ref_udata:
@@ -253,7 +253,7 @@ bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form)
 	case DW_FORM_rnglistx:
 	case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
-		cursor_uleb(c);
+		cursor_uleb10(c);
 		break;
 	case DW_FORM_string:
 		cursor_cstr(c);
@@ -280,7 +280,7 @@ bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form)
 		break;
 	case DW_FORM_block:
 	case DW_FORM_exprloc:
-		cursor_skip(c, cursor_uleb(c));
+		cursor_skip(c, cursor_uleb10(c));
 		break;
 	default:
 		return false;

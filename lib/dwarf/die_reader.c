@@ -86,7 +86,7 @@ static const unsigned char *sibling_at(const struct die_reader *r, const unsigne
 		off = cursor_u(&c, 8);
 		break;
 	case DW_FORM_ref_udata:
-		off = cursor_uleb(&c);
+		off = cursor_uleb10(&c);
 		break;
 	default:
 		return NULL;
@@ -152,7 +152,7 @@ static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, 
 	struct cursor c = { p, r->unit_end, false };
 	const struct attr_spec *sp, *end;
 	const struct abbrev *a;
-	uint64_t code = cursor_uleb(&c);
+	uint64_t code = cursor_uleb10(&c);
 
 	if (c.bad || !code || !(a = abbrev_find(r->abbrevs, r->table, code)))
 		return fail(r);

@@ -70,6 +70,31 @@ static inline int64_t cursor_sleb(struct cursor *c)
 	return v;
 }
 
+/*
+ * A LEB128 in DIEs or abbreviations, where libdw reads 10 bytes at most and
+ * cuts a longer one short: our DIE readers, which must size a DIE as libdw
+ * does, refuse it (bad) and leave such DWARF to libdw.
+ */
+static inline uint64_t cursor_uleb10(struct cursor *c)
+{
+	const unsigned char *start = c->p;
+	uint64_t v = cursor_uleb(c);
+
+	if (c->p - start > 10)
+		c->bad = true;
+	return v;
+}
+
+static inline int64_t cursor_sleb10(struct cursor *c)
+{
+	const unsigned char *start = c->p;
+	int64_t v = cursor_sleb(c);
+
+	if (c->p - start > 10)
+		c->bad = true;
+	return v;
+}
+
 /* A NUL-terminated string in place; NULL (and bad) when it runs past the end. */
 static inline const char *cursor_cstr(struct cursor *c)
 {

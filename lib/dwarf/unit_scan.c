@@ -63,7 +63,7 @@ static bool read_die(struct cursor *c, const struct dwarf_sections *s, const str
 	struct cursor spec = { a->specs, s->abbrev + s->abbrev_size, false };
 
 	for (;;) {
-		uint64_t attr = cursor_uleb(&spec), form = cursor_uleb(&spec);
+		uint64_t attr = cursor_uleb10(&spec), form = cursor_uleb10(&spec);
 
 		if (!attr && !form)
 			return !spec.bad;
@@ -72,11 +72,11 @@ static bool read_die(struct cursor *c, const struct dwarf_sections *s, const str
 			return true;
 		}
 		if (form == DW_FORM_implicit_const) {
-			cursor_sleb(&spec); /* the value is in the abbreviation */
+			cursor_sleb10(&spec); /* the value is in the abbreviation */
 			continue;
 		}
 		if (form == DW_FORM_indirect) {
-			form = cursor_uleb(c);
+			form = cursor_uleb10(c);
 			if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
 				return false;
 		}
@@ -98,7 +98,7 @@ bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t 
 		return false;
 	out->address_size = h.address_size;
 	for (bool root = true;; root = false) {
-		uint64_t code = cursor_uleb(&h.dies);
+		uint64_t code = cursor_uleb10(&h.dies);
 		const struct abbrev *a;
 
 		if (h.dies.bad)
