@@ -36,7 +36,7 @@ static int decode_specs(struct abbrev_cache *ac, const struct dwarf_sections *s,
 			break;
 		if (form == DW_FORM_implicit_const) {
 			sp.implicit = (uint32_t)(c->p - s->abbrev);
-			cursor_sleb10(c);
+			cursor_leb_skip10(c);
 		}
 		if (attr > UINT16_MAX || form > UINT16_MAX || c->p - s->abbrev > UINT32_MAX ||
 		    ac->nspecs >= UINT32_MAX)
@@ -243,7 +243,7 @@ bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form)
 		cursor_skip(c, 16);
 		break;
 	case DW_FORM_sdata:
-		cursor_sleb10(c);
+		cursor_leb_skip10(c);
 		break;
 	case DW_FORM_udata:
 	case DW_FORM_ref_udata:
@@ -253,7 +253,7 @@ bool skip_value(struct cursor *c, const struct unit_hdr *h, uint64_t form)
 	case DW_FORM_rnglistx:
 	case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
-		cursor_uleb10(c);
+		cursor_leb_skip10(c);
 		break;
 	case DW_FORM_string:
 		cursor_cstr(c);

@@ -85,14 +85,13 @@ static inline uint64_t cursor_uleb10(struct cursor *c)
 	return v;
 }
 
-static inline int64_t cursor_sleb10(struct cursor *c)
+/* Skip a LEB128 of either sign as cursor_uleb10() reads one. */
+static inline void cursor_leb_skip10(struct cursor *c)
 {
-	const unsigned char *start = c->p;
-	int64_t v = cursor_sleb(c);
-
-	if (c->p - start > 10)
-		c->bad = true;
-	return v;
+	for (unsigned n = 0; n < 10 && c->p < c->end; n++)
+		if (!(*c->p++ & 0x80))
+			return;
+	c->bad = true;
 }
 
 /* A NUL-terminated string in place; NULL (and bad) when it runs past the end. */

@@ -72,7 +72,7 @@ static bool read_die(struct cursor *c, const struct dwarf_sections *s, const str
 			return true;
 		}
 		if (form == DW_FORM_implicit_const) {
-			cursor_sleb10(&spec); /* the value is in the abbreviation */
+			cursor_leb_skip10(&spec); /* the value is in the abbreviation */
 			continue;
 		}
 		if (form == DW_FORM_indirect) {
