@@ -43,6 +43,8 @@ void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct 
 	uintptr_t at = (uintptr_t)in_unit->addr;
 
 	r->abbrevs = c;
+	r->cudie = *in_unit;
+	r->base_known = false;
 	r->ours = false;
 	r->failed = false;
 	if (!own || !s->abbrev || !unit_hdr_read(s, unit_off, &r->hdr))
@@ -293,14 +295,54 @@ static bool pc_pair(struct die_attrs *d, Dwarf_Addr *lo, Dwarf_Addr *hi)
 	return dwarf_formaddr(&d->low_pc, lo) == 0;
 }
 
-ptrdiff_t die_ranges(const struct die_reader *r, struct die_attrs *d, ptrdiff_t off,
-		     Dwarf_Addr *base, Dwarf_Addr *lo, Dwarf_Addr *hi)
+/* What dwarf_ranges() takes as the unit's base address: __libdw_cu_base_address()'s. */
+static Dwarf_Addr unit_base(struct die_reader *r)
+{
+	Dwarf_Attribute a;
+
+	if (!r->base_known && dwarf_lowpc(&r->cudie, &r->base) != 0 &&
+	    dwarf_formaddr(dwarf_attr(&r->cudie, DW_AT_entry_pc, &a), &r->base) != 0)
+		r->base = 0;
+	r->base_known = true;
+	return r->base;
+}
+
+/*
+ * Where d's range list starts, as dwarf_ranges() finds it, for the form
+ * producers give DW_AT_ranges outside split units: false for the others,
+ * and for the offsets dwarf_ranges() would take as its own marks (0, 1).
+ */
+static bool list_start(struct die_reader *r, const struct die_attrs *d, ptrdiff_t *off,
+		       Dwarf_Addr *base)
+{
+	struct cursor c = { d->ranges.valp, r->unit_end, false };
+	uint64_t start;
+
+	if (d->ranges.form != DW_FORM_sec_offset)
+		return false;
+	start = cursor_u(&c, r->hdr.offset_size);
+	if (c.bad || start <= 1 || start > PTRDIFF_MAX || unit_base(r) == (Dwarf_Addr)-1)
+		return false;
+	*off = (ptrdiff_t)start;
+	*base = r->base;
+	return true;
+}
+
+ptrdiff_t die_ranges(struct die_reader *r, struct die_attrs *d, ptrdiff_t off, Dwarf_Addr *base,
+		     Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
 	if (!r->ours)
 		return dwarf_ranges(&d->die, off, base, lo, hi);
-	if (off == 0 && pc_pair(d, lo, hi))
-		return 1;
-	if (off == 1 || (off == 0 && !d->ranges.form))
-		return 0; /* what dwarf_ranges() says: no (more) range */
+	if (off == 0) {
+		if (pc_pair(d, lo, hi))
+			return 1;
+		if (!d->ranges.form)
+			return 0; /* what dwarf_ranges() says: no range */
+		/* Read from the list's start: as the first call would, without looking again. */
+		if (!list_start(r, d, &off, base))
+			off = 0;
+	} else if (off == 1) {
+		return 0; /* after the one range of the pc pair */
+	}
 	return dwarf_ranges(&d->die, off, base, lo, hi);
 }

@@ -48,6 +48,9 @@ struct die_reader {
 	struct abbrev_cache *abbrevs;
 	const struct abbrev_table *table;
 	struct unit_hdr hdr;
+	Dwarf_Die cudie; /* the unit's DIE */
+	Dwarf_Addr base; /* its base address, once base_known */
+	bool base_known;
 	const unsigned char *unit_start, *unit_end; /* the unit's header to its end */
 	const unsigned char *abbrev_start;
 	uint8_t fixed[FIXED_FORMS]; /* the size of a form's value when it has one; else VARIABLE */
@@ -57,9 +60,9 @@ struct die_reader {
 };
 
 /*
- * Begin a unit: the one starting at unit_off in s->info, which in_unit (a
- * DIE libdw read, of that unit) is in. Ours reads it when it can and may
- * (own: false for a DIE in another file than s's, a .dwo's).
+ * Begin a unit: the one starting at unit_off in s->info, whose DIE libdw
+ * read is in_unit. Ours reads it when it can and may (own: false for a
+ * unit in another file than s's, a .dwo's).
  */
 void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct dwarf_sections *s,
 		     const Dwarf_Die *in_unit, uint64_t unit_off, bool own);
@@ -86,8 +89,8 @@ static inline void die_children_read(const struct die_reader *r, struct die_attr
 }
 
 /* As dwarf_ranges() on the DIE d is. */
-ptrdiff_t die_ranges(const struct die_reader *r, struct die_attrs *d, ptrdiff_t off,
-		     Dwarf_Addr *base, Dwarf_Addr *lo, Dwarf_Addr *hi);
+ptrdiff_t die_ranges(struct die_reader *r, struct die_attrs *d, ptrdiff_t off, Dwarf_Addr *base,
+		     Dwarf_Addr *lo, Dwarf_Addr *hi);
 
 /* Read by libdw's calls from now on (after r->failed, to read the unit again). */
 static inline void die_reader_by_libdw(struct die_reader *r)

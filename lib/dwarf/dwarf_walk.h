@@ -42,8 +42,8 @@ static inline bool code_range(uint64_t lo, uint64_t hi)
  * The next of die's address ranges that can be code, from *off (0 at first;
  * *base is dwarf_ranges()'s, kept between the calls); false: no more.
  */
-static inline bool next_code_range(const struct die_reader *r, struct die_attrs *die,
-				   ptrdiff_t *off, Dwarf_Addr *base, Dwarf_Addr *lo, Dwarf_Addr *hi)
+static inline bool next_code_range(struct die_reader *r, struct die_attrs *die, ptrdiff_t *off,
+				   Dwarf_Addr *base, Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
 	while ((*off = die_ranges(r, die, *off, base, lo, hi)) > 0)
 		if (code_range(*lo, *hi))

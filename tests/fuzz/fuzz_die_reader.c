@@ -109,19 +109,32 @@ static bool walk_unit(struct walk *w, struct abbrev_cache *c, const struct dwarf
 	return !w->r.failed;
 }
 
-/* An ELF image of two sections, .debug_abbrev and .debug_info, in mem (freed by the caller). */
+/*
+ * An ELF image of .debug_abbrev and .debug_info, in mem (freed by the
+ * caller), with the bytes of .debug_info as .debug_ranges and
+ * .debug_rnglists too: range lists to read, the same for both walks.
+ */
 static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info, size_t ilen,
 			size_t *size)
 {
-	static const char names[] = "\0.shstrtab\0.debug_abbrev\0.debug_info";
-	size_t names_at = sizeof(Elf64_Ehdr), abbrev_at = names_at + sizeof(names);
-	size_t info_at = abbrev_at + alen, sh_at = (info_at + ilen + 7) & ~(size_t)7;
-	char *mem = calloc(1, sh_at + 4 * sizeof(Elf64_Shdr));
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)mem;
+	static const char names[] =
+		"\0.shstrtab\0.debug_abbrev\0.debug_info\0.debug_ranges\0.debug_rnglists";
+	static const unsigned name_at[] = { 0, 1, 11, 25, 37, 51 };
+	size_t at[6], sizes[6] = { 0, sizeof(names), alen, ilen, ilen, ilen }, end;
+	const void *bytes[6] = { NULL, names, abbrev, info, info, info };
+	Elf64_Ehdr *eh;
 	Elf64_Shdr *sh;
+	char *mem;
 
-	if (!mem)
+	end = sizeof(Elf64_Ehdr);
+	for (int i = 1; i < 6; i++) {
+		at[i] = end;
+		end += sizes[i];
+	}
+	end = (end + 7) & ~(size_t)7;
+	if (!(mem = calloc(1, end + 6 * sizeof(Elf64_Shdr))))
 		abort();
+	eh = (Elf64_Ehdr *)mem;
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
@@ -131,29 +144,20 @@ static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info,
 	eh->e_version = EV_CURRENT;
 	eh->e_ehsize = sizeof(Elf64_Ehdr);
 	eh->e_shentsize = sizeof(Elf64_Shdr);
-	eh->e_shoff = sh_at;
-	eh->e_shnum = 4;
+	eh->e_shoff = end;
+	eh->e_shnum = 6;
 	eh->e_shstrndx = 1;
-	memcpy(mem + names_at, names, sizeof(names));
-	memcpy(mem + abbrev_at, abbrev, alen);
-	memcpy(mem + info_at, info, ilen);
-	sh = (Elf64_Shdr *)(mem + sh_at);
-	sh[1] = (Elf64_Shdr){ .sh_name = 1,
-			      .sh_type = SHT_STRTAB,
-			      .sh_offset = names_at,
-			      .sh_size = sizeof(names),
-			      .sh_addralign = 1 };
-	sh[2] = (Elf64_Shdr){ .sh_name = 11,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_offset = abbrev_at,
-			      .sh_size = alen,
-			      .sh_addralign = 1 };
-	sh[3] = (Elf64_Shdr){ .sh_name = 25,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_offset = info_at,
-			      .sh_size = ilen,
-			      .sh_addralign = 1 };
-	*size = sh_at + 4 * sizeof(Elf64_Shdr);
+	sh = (Elf64_Shdr *)(mem + end);
+	for (int i = 1; i < 6; i++) {
+		if (sizes[i])
+			memcpy(mem + at[i], bytes[i], sizes[i]);
+		sh[i] = (Elf64_Shdr){ .sh_name = name_at[i],
+				      .sh_type = i == 1 ? SHT_STRTAB : SHT_PROGBITS,
+				      .sh_offset = at[i],
+				      .sh_size = sizes[i],
+				      .sh_addralign = 1 };
+	}
+	*size = end + 6 * sizeof(Elf64_Shdr);
 	return mem;
 }
 
