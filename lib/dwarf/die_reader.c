@@ -152,7 +152,6 @@ static bool note_attr(struct die_reader *r, struct die_attrs *d, uint64_t attr, 
 static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, struct die_attrs *d)
 {
 	struct cursor c = { p, r->unit_end, false };
-	const struct attr_spec *sp, *end;
 	const struct abbrev *a;
 	uint64_t code = cursor_uleb10(&c);
 
@@ -165,8 +164,8 @@ static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, 
 	d->low_pc.form = d->high_pc.form = d->ranges.form = 0;
 	d->origin.form = d->call_file.form = d->call_line.form = 0;
 	d->sibling = NULL;
-	sp = r->abbrevs->specs + a->first_spec;
-	for (end = sp + a->nspecs; sp < end; sp++) {
+	for (uint32_t k = 0; k < a->nspecs; k++) {
+		const struct attr_spec *sp = &r->abbrevs->specs[a->first_spec + k];
 		const unsigned char *valp = c.p;
 		unsigned form = sp->form, size;
 
