@@ -30,7 +30,7 @@ static int decode_specs(struct abbrev_cache *ac, const struct dwarf_sections *s,
 	a->first_spec = (uint32_t)ac->nspecs;
 	for (;;) {
 		uint64_t attr = cursor_uleb10(c), form = cursor_uleb10(c);
-		struct attr_spec sp = { (uint16_t)attr, (uint16_t)form, 0 };
+		struct attr_spec sp = { .attr = (uint16_t)attr, .form = (uint16_t)form };
 
 		if (c->bad || (!attr && !form))
 			break;
@@ -140,10 +140,9 @@ const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct 
 	return t;
 }
 
-const struct abbrev *abbrev_find(const struct abbrev_cache *c, const struct abbrev_table *t,
-				 uint64_t code)
+struct abbrev *abbrev_find(struct abbrev_cache *c, const struct abbrev_table *t, uint64_t code)
 {
-	const struct abbrev *v;
+	struct abbrev *v;
 	size_t lo = 0, hi = t->n;
 
 	if (!t->n)

@@ -18,6 +18,7 @@
 struct attr_spec {
 	uint16_t attr, form;
 	uint32_t implicit; /* DW_FORM_implicit_const: where its value is in .debug_abbrev */
+	bool noted;	   /* die_reader.c keeps its value (set by its plan) */
 };
 
 /* One abbreviation. */
@@ -27,6 +28,11 @@ struct abbrev {
 	uint32_t first_spec, nspecs; /* the same, decoded: c->specs[first_spec, + nspecs) */
 	unsigned tag;
 	bool children;
+	/* die_reader.c's plan for it, in units of the sizes plan_key stands for (0: none yet). */
+	uint16_t plan_key;
+	bool named;	    /* it has DW_AT_name, DW_AT_linkage_name or DW_AT_MIPS_linkage_name */
+	bool noted;	    /* it has an attribute whose value the reader keeps */
+	int32_t fixed_size; /* the bytes of its values when each has one size; else -1 */
 };
 
 /* A table: c->abbrevs[first, first + n), sorted by code. */
@@ -53,8 +59,7 @@ const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct 
 					   uint64_t offset);
 
 /* The abbreviation of code in t, or NULL. */
-const struct abbrev *abbrev_find(const struct abbrev_cache *c, const struct abbrev_table *t,
-				 uint64_t code);
+struct abbrev *abbrev_find(struct abbrev_cache *c, const struct abbrev_table *t, uint64_t code);
 
 void abbrev_cache_release(struct abbrev_cache *c);
 

@@ -35,6 +35,8 @@ static void size_forms(struct die_reader *r)
 	r->fixed[DW_FORM_strp] = r->fixed[DW_FORM_line_strp] = (uint8_t)h->offset_size;
 	r->fixed[DW_FORM_sec_offset] = r->fixed[DW_FORM_strp_sup] = (uint8_t)h->offset_size;
 	r->fixed[DW_FORM_ref_addr] = (uint8_t)(h->version == 2 ? h->address_size : h->offset_size);
+	/* What the sizes depend on: the abbreviations' plans are made for them. */
+	r->plan_key = (uint16_t)(h->address_size | h->offset_size << 4 | (h->version == 2) << 8);
 }
 
 void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct dwarf_sections *s,
@@ -108,7 +110,7 @@ static void keep(Dwarf_Attribute *a, uint64_t attr, uint64_t form, const unsigne
 		*a = (Dwarf_Attribute){ (unsigned)attr, (unsigned)form, (unsigned char *)valp, cu };
 }
 
-/* Note one attribute of d, its value at valp. */
+/* Note one attribute of d, its value at valp (one that noted_attr() names). */
 static bool note_attr(struct die_reader *r, struct die_attrs *d, uint64_t attr, uint64_t form,
 		      const unsigned char *valp)
 {
@@ -118,11 +120,6 @@ static bool note_attr(struct die_reader *r, struct die_attrs *d, uint64_t attr, 
 	case DW_AT_sibling:
 		if (!d->sibling && !(d->sibling = sibling_at(r, d->die.addr, form, valp)))
 			return false;
-		break;
-	case DW_AT_name:
-	case DW_AT_linkage_name:
-	case DW_AT_MIPS_linkage_name:
-		d->named = true;
 		break;
 	case DW_AT_low_pc:
 		keep(&d->low_pc, attr, form, valp, cu);
@@ -148,22 +145,75 @@ static bool note_attr(struct die_reader *r, struct die_attrs *d, uint64_t attr, 
 	return true;
 }
 
+/* The attributes note_attr() keeps. */
+static bool noted_attr(unsigned attr)
+{
+	switch (attr) {
+	case DW_AT_sibling:
+	case DW_AT_low_pc:
+	case DW_AT_high_pc:
+	case DW_AT_ranges:
+	case DW_AT_abstract_origin:
+	case DW_AT_call_file:
+	case DW_AT_call_line:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * a's plan for units of this one's sizes: which attributes are kept, and
+ * the size of all when each form has one (most DIEs are then passed over
+ * in one step: types, variables, parameters).
+ */
+static void plan(struct die_reader *r, struct abbrev *a)
+{
+	struct attr_spec *specs = r->abbrevs->specs;
+	int64_t size = 0;
+
+	a->named = a->noted = false;
+	for (uint32_t k = 0; k < a->nspecs; k++) {
+		struct attr_spec *sp = &specs[a->first_spec + k];
+		unsigned form = sp->form;
+
+		sp->noted = noted_attr(sp->attr);
+		a->noted |= sp->noted;
+		a->named |= sp->attr == DW_AT_name || sp->attr == DW_AT_linkage_name ||
+			    sp->attr == DW_AT_MIPS_linkage_name;
+		if (form < FIXED_FORMS && r->fixed[form] != VARIABLE && size >= 0)
+			size += r->fixed[form];
+		else if (form != DW_FORM_implicit_const)
+			size = -1;
+	}
+	a->fixed_size = size <= INT32_MAX ? (int32_t)size : -1;
+	a->plan_key = r->plan_key;
+}
+
 /* Ours: the DIE at p, in cu, into *d. */
 static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, struct die_attrs *d)
 {
 	struct cursor c = { p, r->unit_end, false };
-	const struct abbrev *a;
+	struct abbrev *a;
 	uint64_t code = cursor_uleb10(&c);
 
 	if (c.bad || !code || !(a = abbrev_find(r->abbrevs, r->table, code)))
 		return fail(r);
+	if (a->plan_key != r->plan_key)
+		plan(r, a);
 	d->die = (Dwarf_Die){ .addr = (void *)p, .cu = cu };
 	d->tag = a->tag;
 	d->children = a->children;
-	d->named = false;
+	d->named = a->named;
 	d->low_pc.form = d->high_pc.form = d->ranges.form = 0;
 	d->origin.form = d->call_file.form = d->call_line.form = 0;
 	d->sibling = NULL;
+	if (!a->noted && a->fixed_size >= 0) {
+		if ((size_t)(c.end - c.p) < (size_t)a->fixed_size)
+			return fail(r);
+		d->next = c.p + a->fixed_size;
+		return true;
+	}
 	for (uint32_t k = 0; k < a->nspecs; k++) {
 		const struct attr_spec *sp = &r->abbrevs->specs[a->first_spec + k];
 		const unsigned char *valp = c.p;
@@ -178,7 +228,7 @@ static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, 
 		} else if (form == DW_FORM_indirect || !skip_value(&c, &r->hdr, form)) {
 			return fail(r);
 		}
-		if (!note_attr(r, d, sp->attr, form, valp))
+		if (sp->noted && !note_attr(r, d, sp->attr, form, valp))
 			return fail(r);
 	}
 	d->next = c.p;

@@ -54,6 +54,7 @@ struct die_reader {
 	const unsigned char *unit_start, *unit_end; /* the unit's header to its end */
 	const unsigned char *abbrev_start;
 	uint8_t fixed[FIXED_FORMS]; /* the size of a form's value when it has one; else VARIABLE */
+	uint16_t plan_key;	    /* what fixed[] is made of (struct abbrev's plan) */
 	const unsigned char *list_end; /* after the list the last die_sibling() ended */
 	bool ours;		       /* our reader reads the unit; false: libdw's calls do */
 	bool failed; /* ours found what it does not read as libdw: read it again with libdw */
