@@ -414,10 +414,37 @@ static bool subprog_die(const struct dw *w, const struct subprog *s, Dwarf_Die *
 	return dwarf_offdie(dw, s->off, out) != NULL;
 }
 
+/*
+ * The name of range s's outermost frame: as llvm-symbolizer, the symbol
+ * table's, else the DWARF's, *dwarf_name, found at the first range that
+ * needs it (*looked): C++ functions have symbols, and demangling their
+ * DWARF names as well was a twentieth of a C++ file's time.
+ */
+static const char *outer_name(struct dw *w, const struct subprog *s, Dwarf_Die *die,
+			      const char **dwarf_name, bool *looked)
+{
+	struct extract_ctx *x = w->x;
+	const struct sym *sym = symbols_find(&x->syms, s->lo + x->bias);
+	const char *name;
+
+	if (sym) {
+		name = demangle(&x->dm, sym->name);
+		if (name == x->dm.buf) /* the next name demangled goes there too */
+			name = keep_name(w, name);
+	} else {
+		if (!*looked)
+			*dwarf_name = die_name(w, die);
+		*looked = true;
+		name = *dwarf_name;
+	}
+	return name ? name : "??";
+}
+
 static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_Files *files)
 {
 	struct extract_ctx *x = w->x;
-	const char *dwarf_name;
+	const char *dwarf_name = NULL;
+	bool looked = false;
 	Dwarf_Die die;
 	int err = 0;
 
@@ -426,7 +453,6 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 
 	w->nnodes = w->nivs = 0;
 	name_blocks_reset(&w->names, false);
-	dwarf_name = die_name(w, &die);
 	if (x->inlines && (err = inlines_of(w, &die, files)))
 		return err;
 	/*
@@ -439,20 +465,10 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	sort_array(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
 	for (size_t i = 0; i < count && !err; i++) {
 		struct subprog *s = &first[i];
-		const struct sym *sym;
-		const char *name = dwarf_name;
 
 		if (!s->kept)
 			continue;
-		/* As llvm-symbolizer: the outermost frame takes the symbol table's name. */
-		sym = symbols_find(&x->syms, s->lo + x->bias);
-		if (sym)
-			name = demangle(&x->dm, sym->name);
-		if (!name)
-			name = "??";
-		if (name != dwarf_name && name == x->dm.buf)
-			name = keep_name(w, name);
-		err = emit_range(w, name, s->lo, s->hi);
+		err = emit_range(w, outer_name(w, s, &die, &dwarf_name, &looked), s->lo, s->hi);
 		x->st.functions++;
 		x->st.dwarf_functions++;
 		if (!err)
