@@ -117,6 +117,12 @@ static int rehash(struct abbrev_cache *c)
 	return 0;
 }
 
+static void forget_tables(struct abbrev_cache *c)
+{
+	c->nabbrevs = c->nspecs = c->ntables = 0;
+	memset(c->slots, 0, c->cap_slots * sizeof(*c->slots));
+}
+
 const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct dwarf_sections *s,
 					   uint64_t offset)
 {
@@ -130,6 +136,10 @@ const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct 
 	for (i = slot_of(offset, c->cap_slots); c->slots[i]; i = (i + 1) & (c->cap_slots - 1))
 		if (c->tables[c->slots[i] - 1].offset == offset)
 			return &c->tables[c->slots[i] - 1];
+	if (c->nabbrevs > ABBREVS_KEPT) {
+		forget_tables(c);
+		i = slot_of(offset, c->cap_slots);
+	}
 	if (LIDIA_GROW(c->tables, c->ntables + 1, c->cap_tables))
 		return NULL;
 	t = &c->tables[c->ntables];

@@ -42,6 +42,14 @@ struct abbrev_table {
 	bool ok; /* read to its end without fault, each code once, as libdw reads it */
 };
 
+/*
+ * Tables are kept for the units that share them (dwz's partial units share
+ * a few); past this many abbreviations, a new table makes the cache forget
+ * the others: a compiler gives each unit a table of its own, and keeping
+ * every one was 12 MiB more on libc's 2,000 units.
+ */
+#define ABBREVS_KEPT 4096
+
 /* The abbreviation tables read so far, each once, by offset in .debug_abbrev. */
 struct abbrev_cache {
 	struct abbrev *abbrevs; /* of every table, one table after another */
@@ -54,7 +62,11 @@ struct abbrev_cache {
 	size_t cap_slots;
 };
 
-/* The table at offset in s->abbrev, read now if it is new; NULL when it cannot be had. */
+/*
+ * The table at offset in s->abbrev, read now if it is new; NULL when it
+ * cannot be had. Reading a new one may forget the others: a table is good
+ * until the next call.
+ */
 const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct dwarf_sections *s,
 					   uint64_t offset);
 

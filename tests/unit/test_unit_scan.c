@@ -191,6 +191,69 @@ static void refusals(void)
 	abbrev_cache_release(&c);
 }
 
+/* What libdw would read otherwise: a code defined twice, a children flag not 0 or 1. */
+static void tables_refused(void)
+{
+	static const unsigned char twice[] = { 1,
+					       DW_TAG_partial_unit,
+					       1,
+					       DW_AT_stmt_list,
+					       DW_FORM_sec_offset,
+					       DW_AT_comp_dir,
+					       DW_FORM_string,
+					       0,
+					       0,
+					       1,
+					       DW_TAG_partial_unit,
+					       0,
+					       0,
+					       0,
+					       0 };
+	static const unsigned char body[] = { ROOT, 0 };
+	unsigned char info[64], flag[sizeof(abbrev)];
+	struct abbrev_cache c = { 0 };
+	struct unit_facts f;
+	size_t n = unit(info, 5, body, sizeof(body));
+
+	CHECK(!scan_with(info, n, twice, sizeof(twice), &f, &c),
+	      "a table defining a code twice is refused (libdw takes the first)");
+	abbrev_cache_release(&c);
+	memcpy(flag, abbrev, sizeof(abbrev));
+	flag[2] = 2;
+	CHECK(!scan_with(info, n, flag, sizeof(flag), &f, &c),
+	      "a children flag of 2 is refused (libdw reads it as no children)");
+	abbrev_cache_release(&c);
+}
+
+/* Units of as many tables as the cache keeps, and more: it forgets, it does not grow. */
+static void bounded(void)
+{
+	enum { TABLES = 2 * ABBREVS_KEPT / 4 + 3 };
+	static const unsigned char body[] = { ROOT, DECL, 0 };
+	unsigned char *tables = malloc(TABLES * sizeof(abbrev)), info[64];
+	struct abbrev_cache c = { 0 };
+	size_t most = 0, read = 0;
+	struct unit_facts f;
+	size_t n = unit(info, 4, body, sizeof(body));
+
+	if (!tables)
+		abort();
+	for (size_t t = 0; t < TABLES; t++) {
+		uint32_t off = (uint32_t)(t * sizeof(abbrev));
+
+		memcpy(tables + off, abbrev, sizeof(abbrev));
+		memcpy(info + 6, &off, 4); /* the unit's abbreviation offset (DWARF 4) */
+		read += scan_with(info, n, tables, TABLES * sizeof(abbrev), &f, &c) && f.has_lines;
+		if (c.nabbrevs > most)
+			most = c.nabbrevs;
+	}
+	CHECK(read == TABLES, "units of %d tables, each its own, read (%zu)", TABLES, read);
+	CHECK(most <= ABBREVS_KEPT + 4,
+	      "the cache holds at most %d abbreviations and a table (%zu)", ABBREVS_KEPT, most);
+	abbrev_cache_release(&c);
+	free(tables);
+}
+
 /*
  * Every truncation of a unit, and every byte of it or of its abbreviations
  * changed to a few values: false or true, never a fault.
@@ -236,6 +299,8 @@ int main(void)
 	facts();
 	code();
 	refusals();
+	tables_refused();
+	bounded();
 	hostile();
 	return unit_exit();
 }
