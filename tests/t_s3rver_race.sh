@@ -93,7 +93,7 @@ PY
 # one job's bytes under the other's metadata, each PUT having sent its own
 # (the metadata names the sha256 of the bytes it came with). Such a round is
 # s3rver's, not lidiagen's: it is counted, and a few are tolerated.
-bad="" meanwhile=0 broken=0 torn=0
+bad="" meanwhile=0 broken=0 torn=0 seen_bare=0
 for i in $(seq "$ROUNDS"); do
 	f=$w/got/$i
 	meta=$(awk -v i="$i" '$1 == i { print $2, $3 }' "$w/meta")
@@ -107,7 +107,8 @@ for i in $(seq "$ROUNDS"); do
 		torn=$((torn + 1))
 		continue
 	fi
-	why=$(judge_round "$w/r/$i" "$sha" uploaded 1)
+	why=$(judge_round "$w/r/$i" "$sha" uploaded 2)
+	[ "$(status_of "$w/r/$i/sym.json" | cut -d' ' -f1)" = replaced ] && seen_bare=$((seen_bare + 1))
 	holds=$(holds_of "$f")
 	[ -z "$sha" ] || [ "$holds" = "symbols, lines, inline frames" ] ||
 		why="$why lidiagen info: it holds '$holds';"
@@ -126,3 +127,4 @@ else
 fi
 note "s3rver broke the key (two PUTs at once) in $broken of $ROUNDS rounds, tore it (one's bytes, the other's metadata) in $torn"
 note "the symbols job kept an object published meanwhile in $meanwhile of $ROUNDS rounds"
+note "the symbols job replaced an object s3rver showed without its metadata (mid-write) in $seen_bare of $ROUNDS rounds, the DWARF object put back after"
