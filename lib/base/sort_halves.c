@@ -49,14 +49,16 @@ void *sort_halves(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 		  unsigned threads)
 {
 	size_t first = n / 2;
-	struct half second = { (char *)base + first * size, n - first, size, cmp };
+	struct half second;
 	pthread_t tid;
 	char *out;
 
+	/* base may be NULL when n is 0: no arithmetic on it before this. */
 	if (threads < 2 || n < MIN_HALVES || !(out = malloc(n * size))) {
 		sort_array(base, n, size, cmp);
 		return base;
 	}
+	second = (struct half){ (char *)base + first * size, n - first, size, cmp };
 	if (pthread_create(&tid, NULL, sort_half, &second)) {
 		free(out);
 		sort_array(base, n, size, cmp);
