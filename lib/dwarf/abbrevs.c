@@ -71,7 +71,6 @@ static int read_table(struct abbrev_cache *c, const struct dwarf_sections *s,
 			strict = false;
 		a.tag = (unsigned)tag;
 		a.children = children == DW_CHILDREN_yes;
-		a.specs = cur.p;
 		if ((err = decode_specs(c, s, &cur, &a, &strict)))
 			return err;
 		if (cur.bad)

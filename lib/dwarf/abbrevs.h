@@ -24,8 +24,8 @@ struct attr_spec {
 /* One abbreviation. */
 struct abbrev {
 	uint64_t code;
-	const unsigned char *specs;  /* (attribute, form[, implicit value]) pairs, ended by 0, 0 */
-	uint32_t first_spec, nspecs; /* the same, decoded: c->specs[first_spec, + nspecs) */
+	uint32_t first_spec,
+		nspecs; /* its (attribute, form) pairs: c->specs[first_spec, + nspecs) */
 	unsigned tag;
 	bool children;
 	/* die_reader.c's plan for it, in units of the sizes plan_key stands for (0: none yet). */

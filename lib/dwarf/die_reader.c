@@ -145,6 +145,14 @@ static bool note_attr(struct die_reader *r, struct die_attrs *d, uint64_t attr, 
 	return true;
 }
 
+/* d with none of the attributes note_attr() keeps, yet. */
+static void no_attrs(struct die_attrs *d)
+{
+	d->low_pc.form = d->high_pc.form = d->ranges.form = 0;
+	d->origin.form = d->call_file.form = d->call_line.form = 0;
+	d->sibling = NULL;
+}
+
 /* The attributes note_attr() keeps. */
 static bool noted_attr(unsigned attr)
 {
@@ -205,9 +213,7 @@ static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, 
 	d->tag = a->tag;
 	d->children = a->children;
 	d->named = a->named;
-	d->low_pc.form = d->high_pc.form = d->ranges.form = 0;
-	d->origin.form = d->call_file.form = d->call_line.form = 0;
-	d->sibling = NULL;
+	no_attrs(d);
 	if (!a->noted && a->fixed_size >= 0) {
 		if ((size_t)(c.end - c.p) < (size_t)a->fixed_size)
 			return fail(r);
@@ -247,9 +253,8 @@ bool die_read(struct die_reader *r, const Dwarf_Die *die, struct die_attrs *d)
 	d->die = *die;
 	d->tag = (unsigned)dwarf_tag(&d->die);
 	d->named = false;
-	d->low_pc.form = d->high_pc.form = d->ranges.form = 0;
-	d->origin.form = d->call_file.form = d->call_line.form = 0;
-	d->next = d->sibling = NULL;
+	no_attrs(d);
+	d->next = NULL;
 	if (d->tag != DW_TAG_inlined_subroutine)
 		return true;
 	d->named = dwarf_hasattr(&d->die, DW_AT_linkage_name) ||

@@ -56,33 +56,31 @@ static bool root_attr(struct cursor *c, const struct dwarf_sections *s, const st
 	return skip_value(c, h, form);
 }
 
-/* One DIE's attributes, as abbreviation a lists them; out->code when one is an address range. */
+/* One DIE's attributes, as abbreviation a lists them (specs: its table's); out->code when one is an address range. */
 static bool read_die(struct cursor *c, const struct dwarf_sections *s, const struct unit_hdr *h,
-		     const struct abbrev *a, bool root, struct unit_facts *out)
+		     const struct attr_spec *specs, const struct abbrev *a, bool root,
+		     struct unit_facts *out)
 {
-	struct cursor spec = { a->specs, s->abbrev + s->abbrev_size, false };
+	for (uint32_t k = 0; k < a->nspecs; k++) {
+		const struct attr_spec *sp = &specs[a->first_spec + k];
+		uint64_t form = sp->form;
 
-	for (;;) {
-		uint64_t attr = cursor_uleb10(&spec), form = cursor_uleb10(&spec);
-
-		if (!attr && !form)
-			return !spec.bad;
-		if (attr == DW_AT_low_pc || attr == DW_AT_high_pc || attr == DW_AT_ranges) {
+		if (sp->attr == DW_AT_low_pc || sp->attr == DW_AT_high_pc ||
+		    sp->attr == DW_AT_ranges) {
 			out->code = true;
 			return true;
 		}
-		if (form == DW_FORM_implicit_const) {
-			cursor_leb_skip10(&spec); /* the value is in the abbreviation */
-			continue;
-		}
+		if (form == DW_FORM_implicit_const)
+			continue; /* the value is in the abbreviation */
 		if (form == DW_FORM_indirect) {
 			form = cursor_uleb10(c);
 			if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
 				return false;
 		}
-		if (!(root ? root_attr(c, s, h, attr, form, out) : skip_value(c, h, form)))
+		if (!(root ? root_attr(c, s, h, sp->attr, form, out) : skip_value(c, h, form)))
 			return false;
 	}
+	return true;
 }
 
 bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
@@ -110,7 +108,8 @@ bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t 
 				return true;
 			continue;
 		}
-		if (!(a = abbrev_find(c, t, code)) || !read_die(&h.dies, s, &h, a, root, out))
+		if (!(a = abbrev_find(c, t, code)) ||
+		    !read_die(&h.dies, s, &h, c->specs, a, root, out))
 			return false;
 		if (out->code)
 			return true;
