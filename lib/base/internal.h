@@ -156,9 +156,13 @@ int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
  */
 #define LIDIA_GROW(a, need, cap)                                                                   \
 	__extension__({                                                                            \
-		void *grow_p_ = (a);                                                               \
-		int grow_err_ = lidia_grow(&grow_p_, &(cap), (need), sizeof(*(a)));                \
-		(a) = grow_p_;                                                                     \
+		size_t grow_need_ = (need);                                                        \
+		int grow_err_ = 0;                                                                 \
+		if (grow_need_ > (cap)) { /* called only to grow: hot loops add one at a time */   \
+			void *grow_p_ = (a);                                                       \
+			grow_err_ = lidia_grow(&grow_p_, &(cap), grow_need_, sizeof(*(a)));        \
+			(a) = grow_p_;                                                             \
+		}                                                                                  \
 		grow_err_;                                                                         \
 	})
 

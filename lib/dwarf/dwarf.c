@@ -36,6 +36,7 @@
 #include "scan_chunks.h"
 #include "split_paths.h"
 #include "unit_chunks.h"
+#include "unit_scan.h"
 
 /* ---- Between the passes: one function per address ------------------------------ */
 
@@ -156,13 +157,15 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 }
 
 /* The line program unit names, whatever the unit: line_orphans.c reads the others. */
-static int note_stmt_list(struct dw *w, Dwarf_Die *cudie)
+static int note_stmt_list(struct dw *w, struct abbrev_cache *c, Dwarf_Die *cudie)
 {
+	uint64_t unit_off = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie);
 	Dwarf_Attribute a;
 	Dwarf_Word off;
-	int err;
+	int err, r = unit_stmt_list(c, &w->secs, unit_off, cudie->addr, &off);
 
-	if (!dwarf_attr(cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))
+	if (r == 0 ||
+	    (r < 0 && (!dwarf_attr(cudie, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))))
 		return 0;
 	if ((err = LIDIA_GROW(w->stmt_lists, w->nstmt_lists + 1, w->cap_stmt_lists)))
 		return err;
@@ -202,7 +205,7 @@ static void without_missing_splits(struct dw *w, const char *name, bool searched
  * when find_split lets libdw look for it): the first pass then reads each
  * (subprog_scan.c).
  */
-static int list_units(struct dw *w, Dwarf *dw, bool find_split)
+static int list_units_with(struct dw *w, Dwarf *dw, bool find_split, struct abbrev_cache *abbrevs)
 {
 	Dwarf_CU *cu = NULL;
 	int err;
@@ -219,7 +222,7 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 		if (r != 0)
 			return 0; /* 1: no more units; -1: the rest is unreadable */
 		cu = next;
-		if ((err = note_stmt_list(w, &cudie)))
+		if ((err = note_stmt_list(w, abbrevs, &cudie)))
 			return err;
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton &&
 		    unit_type != DW_UT_partial)
@@ -244,6 +247,16 @@ static int list_units(struct dw *w, Dwarf *dw, bool find_split)
 			note_missing_split(w, &cudie);
 		w->split_units |= un->split;
 	}
+}
+
+/* As list_units_with(), the abbreviations it reads forgotten before the units are read. */
+static int list_units(struct dw *w, Dwarf *dw, bool find_split)
+{
+	struct abbrev_cache abbrevs = { 0 }; /* for the line programs' offsets, until listed */
+	int err = list_units_with(w, dw, find_split, &abbrevs);
+
+	abbrev_cache_release(&abbrevs);
+	return err;
 }
 
 /*

@@ -161,6 +161,12 @@ struct dw {
 	struct name_block *demangled_names;
 	size_t names_kept_short;     /* names kept only for a subprogram: no memory to keep them */
 	struct origin_names origins; /* the unit's inlined functions' names, by origin */
+	/*
+	 * Those whose origin is in another unit (dwz's partial units, its
+	 * file): every unit that imports it asks again, so these are kept for
+	 * the walk; there are as many as the shared DIEs hold.
+	 */
+	struct origin_names shared_origins;
 	/* The current unit's file names joined to its comp_dir, by libdw's name. */
 	const char *comp_dir;
 	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */

@@ -11,7 +11,8 @@
  * following each inline frame to its origin and the origin to its
  * declaration for the name was a sixth of a dwz'd file's time. An origin is
  * known by the address of its DIE's bytes (unique across a file and its dwz
- * file). Entries of earlier units are dropped (memory stays at a unit's).
+ * file). Entries of earlier units are dropped (memory stays at a unit's);
+ * a table never told of a next unit keeps all it is given.
  */
 struct origin_slot;
 

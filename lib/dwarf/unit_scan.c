@@ -119,3 +119,59 @@ bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t 
 			return true; /* a unit DIE without children */
 	}
 }
+
+/*
+ * The value of DW_AT_stmt_list in form, at c, as dwarf_formudata() reads it:
+ * a line program offset (checked against .debug_line's size) when it is
+ * DW_FORM_sec_offset or, before DWARF 4, data4 or data8; DWARF 4's data4
+ * and data8 are constants.
+ */
+static int stmt_list_value(struct cursor *c, const struct dwarf_sections *s,
+			   const struct unit_hdr *h, uint64_t form, uint64_t *off)
+{
+	bool lineptr = form == DW_FORM_sec_offset || h->version < 4;
+
+	if (form == DW_FORM_sec_offset)
+		*off = cursor_u(c, h->offset_size);
+	else if (form == DW_FORM_data4 || form == DW_FORM_data8)
+		*off = cursor_u(c, form == DW_FORM_data4 ? 4 : 8);
+	else
+		return -1;
+	if (c->bad)
+		return -1;
+	return !lineptr || *off < s->line_size;
+}
+
+int unit_stmt_list(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
+		   const void *die_addr, uint64_t *line_offset)
+{
+	const struct abbrev_table *t;
+	const struct abbrev *a;
+	struct unit_hdr h;
+
+	/* Where libdw found the unit DIE, or not ours to read (.debug_types, a .zdebug_line). */
+	if (!s->line || !unit_hdr_read(s, offset, &h) || h.dies.p != die_addr ||
+	    !(t = abbrev_table_at(c, s, h.abbrev_offset)) || !t->ok ||
+	    !(a = abbrev_find(c, t, cursor_uleb10(&h.dies))) || h.dies.bad)
+		return -1;
+	for (uint32_t k = 0; k < a->nspecs; k++) {
+		const struct attr_spec *sp = &c->specs[a->first_spec + k];
+		uint64_t form = sp->form;
+
+		if (form == DW_FORM_implicit_const) {
+			if (sp->attr == DW_AT_stmt_list)
+				return -1;
+			continue; /* the value is in the abbreviation */
+		}
+		if (form == DW_FORM_indirect) {
+			form = cursor_uleb10(&h.dies);
+			if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
+				return -1;
+		}
+		if (sp->attr == DW_AT_stmt_list) /* the first, as dwarf_attr() finds */
+			return stmt_list_value(&h.dies, s, &h, form, line_offset);
+		if (!skip_value(&h.dies, &h, form))
+			return -1;
+	}
+	return 0;
+}

@@ -29,4 +29,16 @@ struct unit_facts {
 bool unit_scan(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
 	       struct unit_facts *out);
 
+/*
+ * The line program offset of the unit at offset in s->info, as libdw reads
+ * its DW_AT_stmt_list (dwarf_attr(), then dwarf_formudata()): 1 with
+ * *line_offset, 0 when there is none or libdw would not read it, -1 when
+ * this reader cannot tell (the caller asks libdw). die_addr: where libdw
+ * found the unit DIE, which must be where the header puts it. list_units()
+ * asks it of every unit: libdw reads each unit's abbreviations again for
+ * it, and a dwz'd file has hundreds of units sharing a few tables.
+ */
+int unit_stmt_list(struct abbrev_cache *c, const struct dwarf_sections *s, uint64_t offset,
+		   const void *die_addr, uint64_t *line_offset);
+
 #endif

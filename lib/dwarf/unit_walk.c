@@ -18,6 +18,7 @@
 #include "line_groups.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "node_ivs.h"
 #include "radix_sort.h"
 #include "sort_halves.h"
 
@@ -35,13 +36,6 @@ struct path_slot {
 
 /* At most this many (subprogram range, inline interval) pairs per DIE (see do_subprog). */
 #define MAX_SWEEP (1u << 26)
-
-/* An inlined subroutine's address interval, in the current subprogram. */
-struct node_iv {
-	uint64_t lo, hi;
-	int32_t node;
-	int32_t depth;
-};
 
 /* ---- Names ---------------------------------------------------------------------- */
 
@@ -189,21 +183,24 @@ static const char *die_name(struct dw *w, Dwarf_Die *die)
 
 /*
  * An inlined subroutine's name: its abstract origin's (when it has no name
- * of its own), found once per origin in a unit, as die_name() would.
+ * of its own), found once per origin in a unit, or once in the walk for an
+ * origin in another unit, as die_name() would.
  */
 static const char *inline_name(struct dw *w, struct die_attrs *die)
 {
 	size_t kept_short = w->names_kept_short;
+	struct origin_names *found_in;
 	Dwarf_Die origin;
 	const char *name;
 
 	if (die->named || !die->origin.form || !dwarf_formref_die(&die->origin, &origin))
 		return die_name(w, &die->die);
-	if ((name = origin_names_find(&w->origins, origin.addr)))
+	found_in = origin.cu == die->die.cu ? &w->origins : &w->shared_origins;
+	if ((name = origin_names_find(found_in, origin.addr)))
 		return name;
 	name = die_name(w, &origin);
 	if (name && w->names_kept_short == kept_short)
-		origin_names_add(&w->origins, origin.addr, name);
+		origin_names_add(found_in, origin.addr, name);
 	return name;
 }
 
@@ -285,17 +282,6 @@ static int collect_inlines(struct dw *w, struct die_attrs *die, Dwarf_Files *fil
 	} while (die_sibling(&w->reader, &child) == 0);
 	die_children_read(&w->reader, die);
 	return 0;
-}
-
-static int cmp_iv(const void *pa, const void *pb)
-{
-	const struct node_iv *a = pa, *b = pb;
-
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	if (a->depth != b->depth)
-		return a->depth < b->depth ? -1 : 1;
-	return a->node < b->node ? -1 : a->node > b->node;
 }
 
 /* Index of the last row at or before addr, or -1. */
@@ -462,7 +448,10 @@ static int do_subprog(struct dw *w, struct subprog *first, size_t count, Dwarf_F
 	 */
 	if ((uint64_t)count * w->nivs > MAX_SWEEP)
 		w->nivs = 0;
-	sort_array(w->ivs, w->nivs, sizeof(*w->ivs), cmp_iv);
+	/* emit_range()'s stack is free until then: the sort's room. */
+	if ((err = LIDIA_GROW(w->stack, w->nivs + 1, w->cap_stack)))
+		return err;
+	node_ivs_sort(w->ivs, w->nivs, w->stack);
 	for (size_t i = 0; i < count && !err; i++) {
 		struct subprog *s = &first[i];
 
@@ -681,5 +670,6 @@ void walk_release(struct dw *w)
 	free(w->demangled);
 	free(w->paths);
 	origin_names_release(&w->origins);
+	origin_names_release(&w->shared_origins);
 	abbrev_cache_release(&w->abbrevs);
 }

@@ -44,6 +44,20 @@ struct last_string {
 	uint32_t off, len; /* in strings; len 0: none yet */
 };
 
+/*
+ * Strings by the address they were given at, checked by their bytes: a
+ * caller gives the same names and paths from the same memory again and
+ * again (an inlined function's name for each of its ranges), and comparing
+ * once is cheaper than measuring, hashing and finding the string (a
+ * fifteenth of a dwz'd file's instructions).
+ */
+#define MEMO_BITS 10
+
+struct memo_slot {
+	const char *p; /* NULL: empty */
+	uint32_t off, len;
+};
+
 struct lidia_builder {
 	struct brange *ranges;
 	size_t nranges, cap_ranges;
@@ -54,6 +68,7 @@ struct lidia_builder {
 	size_t nrules, cap_rules;
 	struct file_map files;
 	struct last_string last_func, last_file, last_call_file;
+	struct memo_slot memo[1u << MEMO_BITS];
 	bool finalized;
 	unsigned threads; /* finalize and write_mem may use (builder_use_threads) */
 	unsigned va_size, field_size, line_size;
@@ -214,18 +229,33 @@ static int intern_file_n(struct lidia_builder *b, const char *s, size_t len, uin
 static int intern_last(struct lidia_builder *b, struct last_string *last, const char *s, bool file,
 		       uint32_t *off)
 {
-	size_t len = s ? strlen(s) : 0;
 	bool as_given = !(file && b->nrules);
+	struct memo_slot *m;
+	size_t len;
 	int err;
 
-	if (as_given && len && len == last->len &&
-	    !memcmp(b->strings.pool + last->off + 4, s, len)) {
+	if (!s || !*s) {
+		*off = 0;
+		return 0;
+	}
+	m = &b->memo[((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> (64 - MEMO_BITS)];
+	/* strncmp: s may be shorter than what was at its address before; no NUL is interned. */
+	if (as_given && m->p == s &&
+	    !strncmp((const char *)b->strings.pool + m->off + 4, s, m->len) && !s[m->len]) {
+		*off = m->off;
+		return 0;
+	}
+	len = strlen(s);
+	if (as_given && len == last->len && !memcmp(b->strings.pool + last->off + 4, s, len)) {
 		*off = last->off;
+		*m = (struct memo_slot){ s, last->off, last->len };
 		return 0;
 	}
 	err = file ? intern_file_n(b, s, len, off) : intern_n(b, s, len, off);
-	if (!err && as_given && len && len <= UINT32_MAX && *off != STRTAB_OVERFLOW)
+	if (!err && as_given && len <= UINT32_MAX && *off != STRTAB_OVERFLOW) {
 		*last = (struct last_string){ *off, (uint32_t)len };
+		*m = (struct memo_slot){ s, *off, (uint32_t)len };
+	}
 	return err;
 }
 

@@ -68,11 +68,16 @@ static void pass(const struct key *src, struct key *dst, size_t n, int p, const 
 	scatter(src, dst, 0, n, p, at);
 }
 
-/* The passes that move anything: none where every key has the same byte. */
-static void passes_needed(const struct key *keys, size_t n, const size_t (*count)[256], bool *need)
+/*
+ * The passes that move anything: none where every key has the same byte,
+ * which differs bits tells (every key's bits XOR the first's, ORed): the
+ * shared passes count for themselves, and counting every byte first was
+ * the longest step left on one thread.
+ */
+static void passes_needed(const struct key *differs, bool *need)
 {
 	for (int p = 0; p < NPASSES; p++)
-		need[p] = n && count[p][key_byte(&keys[0], p)] != n;
+		need[p] = key_byte(differs, p) != 0;
 }
 
 /* ---- Two threads -------------------------------------------------------------- */
@@ -171,6 +176,7 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 	struct key *keys = malloc(2 * (n ? n : 1) * sizeof(*keys));
 	size_t(*count)[256] = calloc(NPASSES, sizeof(*count));
 	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
+	struct key differs = { 0 };
 	bool need[NPASSES];
 
 	if (!keys || !count || !out || n > UINT32_MAX) {
@@ -179,12 +185,16 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 		free(out);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		keys[i] = (struct key){ v[i].va, v[i].depth, (uint32_t)i };
-	count_all(keys, n, count);
-	passes_needed(keys, n, (const size_t(*)[256])count, need);
-	if (threads < 2 || n < SHARED_MIN || !sort_shared(keys, need, v, n, out))
+		differs.va |= v[i].va ^ v[0].va;
+		differs.depth |= v[i].depth ^ v[0].depth;
+	}
+	passes_needed(&differs, need);
+	if (threads < 2 || n < SHARED_MIN || !sort_shared(keys, need, v, n, out)) {
+		count_all(keys, n, count);
 		sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
+	}
 	free(keys);
 	free(count);
 	return out;

@@ -7,7 +7,8 @@
  * passes then do), the two walks must see the same DIEs with the same
  * attributes and ranges. The input is that of fuzz_dwarf_units (a 2-byte
  * little-endian length A, A bytes of .debug_abbrev, then .debug_info),
- * given to libdw as the sections of an ELF image made here.
+ * given to libdw as the sections of an ELF image made here. Each unit's
+ * line program offset, as unit_stmt_list() reads it, must be libdw's too.
  * Corpus: tests/fuzz/corpus/die_reader/ (see its README).
  */
 #include <dwarf.h>
@@ -19,6 +20,7 @@
 
 #include "die_reader.h"
 #include "lidia.h"
+#include "unit_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -111,28 +113,32 @@ static bool walk_unit(struct walk *w, struct abbrev_cache *c, const struct dwarf
 
 /*
  * An ELF image of .debug_abbrev and .debug_info, in mem (freed by the
- * caller), with the bytes of .debug_info as .debug_ranges and
- * .debug_rnglists too: range lists to read, the same for both walks.
+ * caller), with the bytes of .debug_info as .debug_ranges,
+ * .debug_rnglists and .debug_line too: range lists to read, the same for
+ * both walks, and line program offsets to check.
  */
+#define NSECTIONS 7
+
 static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info, size_t ilen,
 			size_t *size)
 {
-	static const char names[] =
-		"\0.shstrtab\0.debug_abbrev\0.debug_info\0.debug_ranges\0.debug_rnglists";
-	static const unsigned name_at[] = { 0, 1, 11, 25, 37, 51 };
-	size_t at[6], sizes[6] = { 0, sizeof(names), alen, ilen, ilen, ilen }, end;
-	const void *bytes[6] = { NULL, names, abbrev, info, info, info };
+	static const char names[] = "\0.shstrtab\0.debug_abbrev\0.debug_info\0.debug_ranges"
+				    "\0.debug_rnglists\0.debug_line";
+	static const unsigned name_at[] = { 0, 1, 11, 25, 37, 51, 67 };
+	size_t at[NSECTIONS], sizes[NSECTIONS] = { 0, sizeof(names), alen, ilen, ilen, ilen, ilen };
+	const void *bytes[NSECTIONS] = { NULL, names, abbrev, info, info, info, info };
+	size_t end;
 	Elf64_Ehdr *eh;
 	Elf64_Shdr *sh;
 	char *mem;
 
 	end = sizeof(Elf64_Ehdr);
-	for (int i = 1; i < 6; i++) {
+	for (int i = 1; i < NSECTIONS; i++) {
 		at[i] = end;
 		end += sizes[i];
 	}
 	end = (end + 7) & ~(size_t)7;
-	if (!(mem = calloc(1, end + 6 * sizeof(Elf64_Shdr))))
+	if (!(mem = calloc(1, end + NSECTIONS * sizeof(Elf64_Shdr))))
 		abort();
 	eh = (Elf64_Ehdr *)mem;
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
@@ -145,10 +151,10 @@ static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info,
 	eh->e_ehsize = sizeof(Elf64_Ehdr);
 	eh->e_shentsize = sizeof(Elf64_Shdr);
 	eh->e_shoff = end;
-	eh->e_shnum = 6;
+	eh->e_shnum = NSECTIONS;
 	eh->e_shstrndx = 1;
 	sh = (Elf64_Shdr *)(mem + end);
-	for (int i = 1; i < 6; i++) {
+	for (int i = 1; i < NSECTIONS; i++) {
 		if (sizes[i])
 			memcpy(mem + at[i], bytes[i], sizes[i]);
 		sh[i] = (Elf64_Shdr){ .sh_name = name_at[i],
@@ -157,7 +163,7 @@ static char *make_image(const uint8_t *abbrev, size_t alen, const uint8_t *info,
 				      .sh_size = sizes[i],
 				      .sh_addralign = 1 };
 	}
-	*size = end + 6 * sizeof(Elf64_Shdr);
+	*size = end + NSECTIONS * sizeof(Elf64_Shdr);
 	return mem;
 }
 
@@ -166,12 +172,32 @@ static void sections(Elf *elf, struct dwarf_sections *s)
 {
 	Elf_Data *a = elf_getdata(elf_getscn(elf, 2), NULL);
 	Elf_Data *i = elf_getdata(elf_getscn(elf, 3), NULL);
+	Elf_Data *l = elf_getdata(elf_getscn(elf, 6), NULL);
 
 	memset(s, 0, sizeof(*s));
 	if (a && i) {
 		s->abbrev = a->d_buf, s->abbrev_size = a->d_size;
 		s->info = i->d_buf, s->info_size = i->d_size;
 	}
+	if (l && l->d_size)
+		s->line = l->d_buf, s->line_size = l->d_size;
+}
+
+/* unit_stmt_list() reads DW_AT_stmt_list as libdw does, wherever it says it can tell. */
+static void check_stmt_list(struct abbrev_cache *c, const struct dwarf_sections *s,
+			    Dwarf_Die *cudie)
+{
+	uint64_t unit_off = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie), ours = 0;
+	int r = unit_stmt_list(c, s, unit_off, cudie->addr, &ours);
+	Dwarf_Attribute a;
+	Dwarf_Word theirs = 0;
+	bool found;
+
+	if (r < 0)
+		return; /* libdw is asked */
+	found = dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &theirs);
+	if (found != (r == 1) || (found && ours != theirs))
+		abort();
 }
 
 static void compare_units(Dwarf *dw, const struct dwarf_sections *s)
@@ -186,6 +212,7 @@ static void compare_units(Dwarf *dw, const struct dwarf_sections *s)
 	for (int unit = 0; unit < 64; unit++) {
 		if (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, NULL) != 0)
 			break;
+		check_stmt_list(&c, s, &cudie);
 		walk_unit(&theirs, &c, s, &cudie, false);
 		if (!walk_unit(&ours, &c, s, &cudie, true))
 			continue; /* ours gave up: the passes read the unit with libdw */

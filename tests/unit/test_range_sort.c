@@ -5,7 +5,8 @@
  * the one before in (va, depth, place in the input), the place each input
  * range records in its seq. Ranges enough for the two-thread passes, with
  * repeated addresses and depths (order among equals), addresses that
- * differ only in high bytes, and few enough for one thread.
+ * differ only in high bytes, one address for all (no pass on it), and few
+ * enough for one thread.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,11 +79,25 @@ static uint64_t high(void) /* differing in the high bytes too */
 	return next() & 0xff0000ff000000ffull;
 }
 
+static uint64_t one_address(void) /* no pass on the address: depths and ties only */
+{
+	return 0x401000;
+}
+
+static uint64_t one_byte(void) /* the address differs in its sixth byte only */
+{
+	return 0x7f0000401000ull | (next() % 4) << 40;
+}
+
 int main(void)
 {
 	CHECK(agrees(300000, 2, library), "300,000 ranges, two threads: (va, depth, input order)");
 	CHECK(agrees(300000, 1, library), "300,000 ranges, one thread");
 	CHECK(agrees(200001, 2, high), "an odd count, high address bytes, two threads");
+	CHECK(agrees(200000, 2, one_address), "one address, two threads: by depth, input order");
+	CHECK(agrees(200000, 1, one_address), "one address, one thread");
+	CHECK(agrees(200000, 2, one_byte), "addresses differing in one high byte, two threads");
+	CHECK(agrees(200000, 1, one_byte), "addresses differing in one high byte, one thread");
 	CHECK(agrees(1000, 2, library), "few ranges (one thread whatever is asked)");
 	CHECK(agrees(1, 2, library), "one range");
 	CHECK(agrees(0, 2, library), "none");
