@@ -213,16 +213,39 @@ static int append_sequences(struct line_row *out, size_t *n, const struct line_r
 	return err;
 }
 
-static int order_sequences(struct line_table *lt, struct line_seq *seqs, size_t nseqs)
+/*
+ * Whether the sequences, sorted by address, are also in the order they
+ * were decoded, none overlapping the next: what order_sequences() would
+ * copy out is then each one moved down over those left out, in place (a
+ * new array for every program was a tenth of a conversion's page faults).
+ */
+static bool in_order(const struct line_row *rows, const struct line_seq *seqs, size_t nseqs)
 {
-	struct line_row *out;
+	for (size_t i = 1; i < nseqs; i++)
+		if (seqs[i].first < seqs[i - 1].first ||
+		    rows[seqs[i].first].addr < rows[seqs[i - 1].first + seqs[i - 1].n - 1].addr)
+			return false;
+	return true;
+}
+
+static void compact(struct line_table *lt, const struct line_seq *seqs, size_t nseqs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nseqs; i++) {
+		memmove(lt->rows + n, lt->rows + seqs[i].first, seqs[i].n * sizeof(*lt->rows));
+		n += seqs[i].n;
+	}
+	lt->nrows = n;
+}
+
+/* The sorted sequences copied out in order, overlapping ones merged, into a new array. */
+static int copy_in_order(struct line_table *lt, const struct line_seq *seqs, size_t nseqs)
+{
+	struct line_row *out = malloc((lt->nrows + 1) * sizeof(*out));
 	size_t n = 0;
 	int err = 0;
 
-	nseqs = live_sequences(lt->rows, seqs, nseqs);
-	if (nseqs > 1)
-		qsort_r(seqs, nseqs, sizeof(*seqs), cmp_seq_addr, lt->rows);
-	out = malloc((lt->nrows + 1) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0, k; i < nseqs && !err; i += k) {
@@ -233,14 +256,28 @@ static int order_sequences(struct line_table *lt, struct line_seq *seqs, size_t 
 	lt->rows = out;
 	lt->nrows = n;
 	lt->cap_rows = lt->nrows + 1;
+	return err;
+}
+
+static int order_sequences(struct line_table *lt, struct line_seq *seqs, size_t nseqs)
+{
+	int err = 0;
+
+	nseqs = live_sequences(lt->rows, seqs, nseqs);
+	if (nseqs > 1)
+		qsort_r(seqs, nseqs, sizeof(*seqs), cmp_seq_addr, lt->rows);
+	if (in_order(lt->rows, seqs, nseqs))
+		compact(lt, seqs, nseqs);
+	else if ((err = copy_in_order(lt, seqs, nseqs)))
+		return err;
 	/*
 	 * Addresses going back within a sequence: not a line program lookups
 	 * can use as is (libdw sorts such ones).
 	 */
-	for (size_t i = 1; i < n && !err; i++)
-		if (out[i].addr < out[i - 1].addr)
+	for (size_t i = 1; i < lt->nrows; i++)
+		if (lt->rows[i].addr < lt->rows[i - 1].addr)
 			return LIDIA_E_DWARF_LINES;
-	return err;
+	return 0;
 }
 
 /* One unit's decoding: the header's fields the program needs, and what it makes. */
