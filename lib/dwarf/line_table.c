@@ -217,7 +217,7 @@ static int append_sequences(struct line_row *out, size_t *n, const struct line_r
  * Whether the sequences, sorted by address, are also in the order they
  * were decoded, none overlapping the next: what order_sequences() would
  * copy out is then each one moved down over those left out, in place (a
- * new array for every program was a tenth of a conversion's page faults).
+ * new array for every program was 4% of libceph-common's page faults).
  */
 static bool in_order(const struct line_row *rows, const struct line_seq *seqs, size_t nseqs)
 {

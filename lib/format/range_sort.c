@@ -70,9 +70,9 @@ static void pass(const struct key *src, struct key *dst, size_t n, int p, const 
 
 /*
  * The passes that move anything: none where every key has the same byte,
- * which differs bits tells (every key's bits XOR the first's, ORed): the
- * shared passes count for themselves, and counting every byte first was
- * the longest step left on one thread.
+ * as differs tells (the bits in which any key differs from the first: each
+ * key XOR the first, ORed). The shared passes count for themselves, and
+ * counting every byte first was the longest step left on one thread.
  */
 static void passes_needed(const struct key *differs, bool *need)
 {
