@@ -25,6 +25,29 @@
 /* Nesting deeper than this is corrupt (real DWARF stays under a few dozen). */
 #define MAX_DEPTH 512
 
+/* DW_AT_stmt_list's value at c, in the forms producers give it; false for another form. */
+static bool stmt_list_at(struct cursor *c, const struct unit_hdr *h, uint64_t form, uint64_t *off)
+{
+	if (form == DW_FORM_sec_offset)
+		*off = cursor_u(c, h->offset_size);
+	else if (form == DW_FORM_data4 || form == DW_FORM_data8)
+		*off = cursor_u(c, form == DW_FORM_data4 ? 4 : 8);
+	else
+		return false;
+	return !c->bad;
+}
+
+/* A DW_FORM_indirect form read from c into *form; false when it names no form a value has. */
+static bool direct_form(struct cursor *c, uint64_t *form)
+{
+	if (*form == DW_FORM_indirect) {
+		*form = cursor_uleb10(c);
+		if (*form == DW_FORM_indirect || *form == DW_FORM_implicit_const)
+			return false;
+	}
+	return true;
+}
+
 /*
  * An attribute of the unit DIE: its line program and compilation directory
  * are kept, in the forms producers give them; other forms of those two (a
@@ -34,14 +57,8 @@ static bool root_attr(struct cursor *c, const struct dwarf_sections *s, const st
 		      uint64_t attr, uint64_t form, struct unit_facts *out)
 {
 	if (attr == DW_AT_stmt_list) {
-		if (form == DW_FORM_sec_offset)
-			out->line_offset = cursor_u(c, h->offset_size);
-		else if (form == DW_FORM_data4 || form == DW_FORM_data8)
-			out->line_offset = cursor_u(c, form == DW_FORM_data4 ? 4 : 8);
-		else
-			return false;
-		out->has_lines = true;
-		return !c->bad;
+		out->has_lines = stmt_list_at(c, h, form, &out->line_offset);
+		return out->has_lines;
 	}
 	if (attr == DW_AT_comp_dir) {
 		if (form == DW_FORM_string)
@@ -72,11 +89,8 @@ static bool read_die(struct cursor *c, const struct dwarf_sections *s, const str
 		}
 		if (form == DW_FORM_implicit_const)
 			continue; /* the value is in the abbreviation */
-		if (form == DW_FORM_indirect) {
-			form = cursor_uleb10(c);
-			if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
-				return false;
-		}
+		if (!direct_form(c, &form))
+			return false;
 		if (!(root ? root_attr(c, s, h, sp->attr, form, out) : skip_value(c, h, form)))
 			return false;
 	}
@@ -131,13 +145,7 @@ static int stmt_list_value(struct cursor *c, const struct dwarf_sections *s,
 {
 	bool lineptr = form == DW_FORM_sec_offset || h->version < 4;
 
-	if (form == DW_FORM_sec_offset)
-		*off = cursor_u(c, h->offset_size);
-	else if (form == DW_FORM_data4 || form == DW_FORM_data8)
-		*off = cursor_u(c, form == DW_FORM_data4 ? 4 : 8);
-	else
-		return -1;
-	if (c->bad)
+	if (!stmt_list_at(c, h, form, off))
 		return -1;
 	return !lineptr || *off < s->line_size;
 }
@@ -163,11 +171,8 @@ int unit_stmt_list(struct abbrev_cache *c, const struct dwarf_sections *s, uint6
 				return -1;
 			continue; /* the value is in the abbreviation */
 		}
-		if (form == DW_FORM_indirect) {
-			form = cursor_uleb10(&h.dies);
-			if (form == DW_FORM_indirect || form == DW_FORM_implicit_const)
-				return -1;
-		}
+		if (!direct_form(&h.dies, &form))
+			return -1;
 		if (sp->attr == DW_AT_stmt_list) /* the first, as dwarf_attr() finds */
 			return stmt_list_value(&h.dies, s, &h, form, line_offset);
 		if (!skip_value(&h.dies, &h, form))

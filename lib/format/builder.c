@@ -36,20 +36,13 @@ struct file_map {
 };
 
 /*
- * The string a field of the last range interned: the next range's is most
- * often the same (one file for a function's ranges, one name for its
- * pieces), and comparing with it is cheaper than finding it in the table.
- */
-struct last_string {
-	uint32_t off, len; /* in strings; len 0: none yet */
-};
-
-/*
  * Strings by the address they were given at, checked by their bytes: a
  * caller gives the same names and paths from the same memory again and
- * again (an inlined function's name for each of its ranges), and comparing
- * once is cheaper than measuring, hashing and finding the string (a
- * fifteenth of a dwz'd file's instructions).
+ * again (one file for a function's ranges, an inlined function's name for
+ * each of its ranges), and comparing once is cheaper than measuring,
+ * hashing and finding the string (a fifteenth of a dwz'd file's
+ * instructions). A field's string is most often the last range's, at the
+ * same address: found here too.
  */
 #define MEMO_BITS 10
 
@@ -67,7 +60,6 @@ struct lidia_builder {
 	struct prefix_rule *rules;
 	size_t nrules, cap_rules;
 	struct file_map files;
-	struct last_string last_func, last_file, last_call_file;
 	struct memo_slot memo[1u << MEMO_BITS];
 	bool finalized;
 	unsigned threads; /* finalize and write_mem may use (builder_use_threads) */
@@ -223,11 +215,10 @@ static int intern_file_n(struct lidia_builder *b, const char *s, size_t len, uin
 
 /*
  * s's offset (NULL: ""), as intern_n() or, for a file, intern_file_n(),
- * but found first in last. A file name with prefix rules is never taken from
- * last: what is there is the name mapped, not as given.
+ * but found first in the memo. A file name with prefix rules is never taken
+ * from it: what is there is the name mapped, not as given.
  */
-static int intern_last(struct lidia_builder *b, struct last_string *last, const char *s, bool file,
-		       uint32_t *off)
+static int intern_remembered(struct lidia_builder *b, const char *s, bool file, uint32_t *off)
 {
 	bool as_given = !(file && b->nrules);
 	struct memo_slot *m;
@@ -246,16 +237,9 @@ static int intern_last(struct lidia_builder *b, struct last_string *last, const 
 		return 0;
 	}
 	len = strlen(s);
-	if (as_given && len == last->len && !memcmp(b->strings.pool + last->off + 4, s, len)) {
-		*off = last->off;
-		*m = (struct memo_slot){ s, last->off, last->len };
-		return 0;
-	}
 	err = file ? intern_file_n(b, s, len, off) : intern_n(b, s, len, off);
-	if (!err && as_given && len <= UINT32_MAX && *off != STRTAB_OVERFLOW) {
-		*last = (struct last_string){ *off, (uint32_t)len };
+	if (!err && as_given && len <= UINT32_MAX && *off != STRTAB_OVERFLOW)
 		*m = (struct memo_slot){ s, *off, (uint32_t)len };
-	}
 	return err;
 }
 
@@ -289,9 +273,9 @@ int lidia_builder_add(struct lidia_builder *b, const struct lidia_range_desc *r)
 	br->depth = r->depth;
 	br->call_line = r->call_line;
 	br->seq = (uint32_t)b->nranges;
-	if ((err = intern_last(b, &b->last_func, r->func, false, &br->func)) ||
-	    (err = intern_last(b, &b->last_file, r->file, true, &br->file)) ||
-	    (err = intern_last(b, &b->last_call_file, r->call_file, true, &br->call_file)))
+	if ((err = intern_remembered(b, r->func, false, &br->func)) ||
+	    (err = intern_remembered(b, r->file, true, &br->file)) ||
+	    (err = intern_remembered(b, r->call_file, true, &br->call_file)))
 		return err;
 	br->line_count = (uint32_t)r->line_count;
 	br->line_idx = r->line_count ? (uint32_t)b->nlines : 0;
