@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "debug_sections.h"
+#include "inflate_split.h"
 #include "internal.h"
 #include "run_items.h"
 
@@ -136,6 +137,8 @@ struct copy {
 	size_t njobs;
 	struct job **order; /* the same, largest first: the order threads take them */
 	bool prefault;	    /* order[0]'s pages made ready by another thread (prefault()) */
+	bool split;	    /* order[0] inflated in two parts at once (inflate_split.h) */
+	struct inflate_split parts;
 	int (*guard)(void (*fn)(void *arg), void *arg);
 };
 
@@ -264,18 +267,19 @@ static void run_job(struct copy *c, struct job *j)
 #define PREFAULT_STEP (4u << 20)
 
 /*
- * The pages job j inflates into, made (zeroed, mapped) from its end back,
+ * The pages [start, start + size) an inflating job writes, made (zeroed,
+ * mapped) from the end back,
  * while another thread inflates into them from its start: the fault and
  * the zeroing of each 4 KiB page were a fifth of that inflating, which is
  * the one long job no thread can share (a single zlib stream). Where the
  * two meet, the pages are there already, and this is a walk of the page
  * tables. Only ever page tables: no byte is written.
  */
-static void prefault(struct copy *c, const struct job *j)
+static void prefault(unsigned char *start, uint64_t size)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)c->buf + j->off + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)c->buf + j->off + j->size) & ~(page - 1);
+	uintptr_t lo = ((uintptr_t)start + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)start + size) & ~(page - 1);
 
 	while (hi > lo) {
 		uintptr_t from = hi - lo > PREFAULT_STEP ? hi - PREFAULT_STEP : lo;
@@ -286,13 +290,69 @@ static void prefault(struct copy *c, const struct job *j)
 	}
 }
 
-/* Item k: the largest job first, then (with threads) its pages made ready, then the rest. */
+/*
+ * From this size, with a second thread, one zlib stream is inflated in two
+ * parts at once (inflate_split.h), the second by inflate_marked.c, which
+ * takes this many times as long as libdeflate for the same bytes.
+ */
+#define SPLIT_MIN (32u << 20)
+#define MARKED_SLOWER 1.5
+
+/*
+ * Whether the largest job is inflated in two parts: a big zlib stream,
+ * without a guard (an item run again would have to start over). The second
+ * part is as long as keeps its thread, which also takes its share of the
+ * other jobs, as busy as the first's.
+ */
+static bool plan_split(struct copy *c, unsigned threads)
+{
+	struct job *j = c->order[0];
+	double others = 0, share;
+
+	if (threads < 2 || c->guard || j->how != ZLIB || j->size < SPLIT_MIN)
+		return false;
+	for (size_t k = 1; k < c->njobs; k++)
+		if (c->order[k]->how != AS_IS)
+			others += (double)c->order[k]->size;
+	share = ((double)j->size - others / (threads - 1)) /
+		((double)j->size * (1 + MARKED_SLOWER));
+	if (share < 0.02)
+		return false;
+	return inflate_split_plan(&c->parts, j->src, j->src_len, c->buf + j->off, j->size, share);
+}
+
+/* The largest job after its two parts: whole with libdeflate when the split could not. */
+static void end_split(struct copy *c)
+{
+	struct job *j = c->order[0];
+	unsigned char *dst = c->buf + j->off;
+
+	j->done = inflate_split_end(&c->parts) || inflate_zlib(dst, j->size, j->src, j->src_len);
+	if (!j->done)
+		memcpy(dst, c->file + j->sh.sh_offset, j->sh.sh_size);
+	debug_sections_drop_pages(c->e, j->sh.sh_offset, j->sh.sh_size);
+}
+
+/*
+ * Item k: the largest job first, then (with threads) its pages made ready,
+ * then the rest; when it is split, its first part, the pages of its first
+ * part made ready, its second part (both on another thread than the first
+ * part's, with two), then the rest.
+ */
 static void run_ordered(void *ctx, unsigned slot, size_t k)
 {
 	struct copy *c = ctx;
 
-	if (c->prefault && k == 1)
-		prefault(c, c->order[0]);
+	if (c->split && k == 0)
+		inflate_split_first(&c->parts);
+	else if (c->split && k == 1)
+		prefault(c->buf + c->order[0]->off, inflate_split_first_size(&c->parts));
+	else if (c->split && k == 2)
+		inflate_split_second(&c->parts);
+	else if (c->split)
+		run_job(c, c->order[k - 2]);
+	else if (c->prefault && k == 1)
+		prefault(c->buf + c->order[0]->off, c->order[0]->size);
 	else
 		run_job(c, c->order[c->prefault && k > 1 ? k - 1 : k]);
 }
@@ -320,9 +380,14 @@ static int run_jobs(struct copy *c, unsigned threads)
 	for (size_t k = 0; k < c->njobs; k++)
 		c->order[k] = &c->jobs[k];
 	qsort(c->order, c->njobs, sizeof(*c->order), larger_first);
-	c->prefault = threads > 1 && c->njobs && c->order[0]->how != AS_IS &&
+	c->split = c->njobs && plan_split(c, threads);
+	c->prefault = !c->split && threads > 1 && c->njobs && c->order[0]->how != AS_IS &&
 		      c->order[0]->size >= PREFAULT_MIN;
-	err = run_items(c->njobs + c->prefault, threads, c->guard, run_ordered, c);
+	err = run_items(c->njobs + c->prefault + 2 * c->split, threads, c->guard, run_ordered, c);
+	if (c->split && !err)
+		end_split(c);
+	else if (c->split)
+		inflate_split_end(&c->parts); /* nothing ran: released */
 	free(c->order);
 	c->order = NULL;
 	return err;

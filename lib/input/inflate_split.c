@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Identify: one big zlib stream inflated on two threads (see the header):
+ * .debug_info is one stream, and inflating it was the one long step of a
+ * big file that no second thread could share (half a second of
+ * libceph-common's 1.3 s at -j 2).
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <libdeflate.h>
+
+#include "inflate_split.h"
+
+/*
+ * How far past its starting point a boundary is looked for (zlib's blocks
+ * are tens of KiB), and how much decoding that may take: blocks tried,
+ * the output of each and of all (a hostile stream could offer a likely
+ * start at every bit).
+ */
+#define SEARCH_BYTES (512u << 10)
+#define SEARCH_TRIES 1024
+#define FIRST_MAX (1u << 20)
+#define SEARCH_OUT (8u << 20)
+/* The second part's wide output at most: markers that last longer give up the split. */
+#define HEAD_MAX (8u << 20)
+
+#define ADLER_BASE 65521u
+
+uint32_t adler32_join(uint32_t sum_a, uint32_t sum_b, uint64_t len_b)
+{
+	uint64_t n = len_b % ADLER_BASE, a1 = sum_a & 0xffff, b1 = sum_a >> 16;
+	uint64_t a2 = sum_b & 0xffff, b2 = sum_b >> 16;
+	/* A's sums run on over b: each of b's bytes adds a1 - 1 more to the second sum. */
+	uint64_t a = (a1 + a2 + ADLER_BASE - 1) % ADLER_BASE;
+	uint64_t b = (b1 + b2 + n * a1 + ADLER_BASE - n) % ADLER_BASE;
+
+	return (uint32_t)(b << 16 | a);
+}
+
+/* The zlib header libdeflate takes: deflate, a window of at most 32 KiB, no dictionary. */
+static bool zlib_header_ok(const unsigned char *src)
+{
+	return (src[0] & 15) == 8 && (src[0] >> 4) <= 7 && !(src[1] & 0x20) &&
+	       ((unsigned)src[0] << 8 | src[1]) % 31 == 0;
+}
+
+bool inflate_split_plan(struct inflate_split *s, const unsigned char *src, size_t src_len,
+			unsigned char *dst, size_t size, double share)
+{
+	const unsigned char *data = src + 2, *end;
+	uint64_t bit, last, out = 0;
+	unsigned tries = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (src_len < 64 || size < 4 * MARKED_WINDOW || share <= 0 || share >= 1 ||
+	    !zlib_header_ok(src))
+		return false;
+	end = src + src_len - 4; /* the Adler-32 after the deflate data */
+	if (!marked_init(&s->m, MARKED_WINDOW + (size < HEAD_MAX ? size : HEAD_MAX),
+			 MARKED_WINDOW + size))
+		return false;
+	bit = (uint64_t)((double)(end - data) * (1 - share)) * 8;
+	last = bit + 8ull * SEARCH_BYTES;
+	for (; bit < last && bit / 8 + 16 < (uint64_t)(end - data); bit++) {
+		if (!marked_could_begin(data, end, bit))
+			continue;
+		if (marked_begin(&s->m, data, end, bit, FIRST_MAX))
+			break;
+		out += s->m.head_len - MARKED_WINDOW;
+		if (++tries == SEARCH_TRIES || out > SEARCH_OUT)
+			bit = last;
+	}
+	if (bit >= last || bit / 8 + 16 >= (uint64_t)(end - data)) {
+		marked_release(&s->m);
+		return false;
+	}
+	s->src = src;
+	s->src_len = src_len;
+	s->dst = dst;
+	s->size = size;
+	s->cut_bit = 16 + bit;
+	return true;
+}
+
+/*
+ * libdeflate, on the stream cut a few bytes past the boundary: it inflates
+ * up to there, then fails on the next block, cut short (or sooner, on bad
+ * data). Its result is not looked at, only what it wrote: how much of that
+ * is the first part, the second part's length says, and the Adler-32 of the
+ * whole whether it is right. What it wrote past the first part (the next
+ * block, until the cut) is overwritten by the second part.
+ */
+void inflate_split_first(struct inflate_split *s)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	size_t cut = (size_t)(s->cut_bit / 8) + 8;
+
+	if (d)
+		libdeflate_deflate_decompress_ex(d, s->src + 2, cut - 2, s->dst, s->size, NULL,
+						 NULL);
+	libdeflate_free_decompressor(d);
+}
+
+uint64_t inflate_split_first_size(const struct inflate_split *s)
+{
+	return (uint64_t)((double)s->size * (double)s->cut_bit / (8.0 * (double)s->src_len));
+}
+
+/* What the second part decoded: its wide part, then its bytes. */
+static size_t wide_len(const struct marked *m)
+{
+	return m->head_len - MARKED_WINDOW;
+}
+
+static size_t body_len(const struct marked *m)
+{
+	return m->narrow ? m->body_len - MARKED_WINDOW : 0;
+}
+
+void inflate_split_second(struct inflate_split *s)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t n;
+
+	s->second_ok = marked_finish(&s->m) &&
+		       2 + marked_consumed(&s->m, s->src + 2) + 4 <= s->src_len &&
+		       wide_len(&s->m) + body_len(&s->m) < s->size;
+	if (!s->second_ok)
+		return;
+	n = body_len(&s->m);
+	s->body_sum = libdeflate_adler32(1, s->m.body + MARKED_WINDOW, n);
+	/*
+	 * The pages the bytes go to, made while the first part inflates:
+	 * page tables only, no byte written (the first part may be writing
+	 * into the first of them, if it is not what it should be).
+	 */
+	lo = ((uintptr_t)s->dst + s->size - n + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)s->dst + s->size) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
+/* The wide part into dst after the first part: markers are bytes of the first's last 32 KiB. */
+static bool resolve(struct inflate_split *s, size_t first)
+{
+	const uint16_t *w = s->m.head + MARKED_WINDOW;
+	unsigned char *o = s->dst + first;
+	size_t n = wide_len(&s->m);
+
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] < 256) {
+			o[i] = (unsigned char)w[i];
+			continue;
+		}
+		/* Window byte k is MARKED_WINDOW - k before the second part. */
+		if (first + (w[i] - 256u) < MARKED_WINDOW)
+			return false; /* before the stream's start */
+		o[i] = s->dst[first - MARKED_WINDOW + (w[i] - 256u)];
+	}
+	return true;
+}
+
+static uint32_t load_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+bool inflate_split_end(struct inflate_split *s)
+{
+	size_t wide = wide_len(&s->m), body = body_len(&s->m);
+	size_t first = s->size - wide - body; /* second_ok: less than size */
+	bool ok = s->second_ok && resolve(s, first);
+
+	if (ok) {
+		uint32_t sum = libdeflate_adler32(1, s->dst, first + wide);
+		const unsigned char *trailer = s->src + 2 + marked_consumed(&s->m, s->src + 2);
+
+		memcpy(s->dst + first + wide, s->m.body + MARKED_WINDOW, body);
+		ok = adler32_join(sum, s->body_sum, body) == load_be32(trailer);
+	}
+	marked_release(&s->m);
+	return ok;
+}
