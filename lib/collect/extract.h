@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "aside.h"
 #include "demangle.h"
 #include "intervals.h"
 #include "lidia.h"
@@ -35,9 +36,12 @@ struct extract_ctx {
 	/* lidia_extract_opts' threads and thread_guard: what one big input may use. */
 	unsigned threads;
 	int (*guard)(void (*fn)(void *arg), void *arg);
+	/* The DWARF's images (inflated copies, the dwz file), closed beside what follows. */
+	struct lidia_elf *to_close[3];
+	struct aside closing;
 };
 
-/* Free what x holds; x->b is the caller's. */
+/* Free what x holds (its images closed, once any closing beside is done); x->b is the caller's. */
 void extract_ctx_release(struct extract_ctx *x);
 
 #endif

@@ -294,10 +294,14 @@ static void dw_release(struct dw *w)
 	line_groups_release(w);
 }
 
+void extract_dwarf_sort_orphans(struct extract_ctx *x)
+{
+	sort_rows(&x->orphans, x->threads);
+}
+
 int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 {
 	struct dw w = { .x = x, .skip_go = x->st.go_functions > 0 };
-	struct line_rows *orphans = &x->orphans;
 	Dwarf *dw = begin(&w, e, alt);
 	struct crew crew;
 	bool search, find_split;
@@ -326,7 +330,6 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		err = line_orphans_add(x, w.stmt_lists, w.nstmt_lists, &w.secs,
 				       e->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
 	if (!err) {
-		sort_rows(orphans, x->threads);
 		x->st.inline_ranges += w.fr.inline_ranges;
 		x->st.line_rows += w.fr.line_rows;
 	}

@@ -20,6 +20,7 @@
 
 void extract_ctx_release(struct extract_ctx *x)
 {
+	aside_join(&x->closing);
 	free(x->covered.v);
 	free(x->orphans.v);
 	name_blocks_reset(&x->orphans.names, true);
@@ -98,6 +99,15 @@ static const struct lidia_elf *line_image(const struct lidia_elf *const *elfs, s
 	return NULL;
 }
 
+/* The images of to_close[3] closed, big ones a few MiB of pages at a time. */
+static void close_images(void *to_close)
+{
+	struct lidia_elf **e = to_close;
+
+	for (int i = 0; i < 3; i++)
+		elf_image_close_stepwise(e[i]);
+}
+
 /*
  * The DWARF of the image that has the most, with its dwz file. libdw reads
  * copies of what it would inflate: the images are the caller's.
@@ -169,9 +179,15 @@ static int extract_debuginfo(struct extract_ctx *x, const struct lidia_elf *cons
 	dwp_unpacked_close(unpacked);
 	if (alt_dw)
 		dwarf_end_image(alt_dw);
-	lidia_elf_close(alt_inflated);
-	lidia_elf_close(alt);
-	lidia_elf_close(inflated);
+	/*
+	 * A big file's images are hundreds of MB: giving their pages back to
+	 * the kernel takes tens of ms, which another thread can spend while
+	 * this one sorts the orphan rows and adds the symbols' functions.
+	 */
+	x->to_close[0] = alt_inflated;
+	x->to_close[1] = alt;
+	x->to_close[2] = inflated;
+	aside_start(&x->closing, x->threads, x->guard != NULL, close_images, x->to_close);
 	return err;
 }
 
@@ -347,6 +363,7 @@ int lidia_extract(struct lidia_builder *b, struct lidia_elf *const *elfs_in, siz
 	if (!OPTS_GET(opts, no_dwarf, false) &&
 	    (err = extract_debuginfo(&x, all, bias, nall, opts)))
 		goto out;
+	extract_dwarf_sort_orphans(&x);
 	intervals_normalize(&x.covered);
 	err = functions_add_symbols(&x);
 out:

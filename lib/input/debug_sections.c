@@ -299,17 +299,21 @@ static void prefault(unsigned char *start, uint64_t size)
 #define MARKED_SLOWER 1.5
 
 /*
- * Whether the largest job is inflated in two parts: a big zlib stream,
- * without a guard (an item run again would have to start over). The second
- * part is as long as keeps its thread, which also takes its share of the
- * other jobs, as busy as the first's.
+ * Whether the largest job is inflated in two parts: a big zlib stream in
+ * bytes of ours (e's mapping, made by elf_load.c, spill.c or a copy of
+ * ours, all writable: the split writes over three of its bytes while it
+ * runs, and no other thread reads them meanwhile), without a guard (an item
+ * run again would have to start over). The second part is as long as keeps
+ * its thread, which also takes its share of the other jobs, as busy as the
+ * first's.
  */
 static bool plan_split(struct copy *c, unsigned threads)
 {
 	struct job *j = c->order[0];
 	double others = 0, share;
 
-	if (threads < 2 || c->guard || j->how != ZLIB || j->size < SPLIT_MIN)
+	if (threads < 2 || c->guard || j->how != ZLIB || j->size < SPLIT_MIN || !c->e->map ||
+	    c->file != (const unsigned char *)c->e->map)
 		return false;
 	for (size_t k = 1; k < c->njobs; k++)
 		if (c->order[k]->how != AS_IS)
@@ -318,7 +322,9 @@ static bool plan_split(struct copy *c, unsigned threads)
 		((double)j->size * (1 + MARKED_SLOWER));
 	if (share < 0.02)
 		return false;
-	return inflate_split_plan(&c->parts, j->src, j->src_len, c->buf + j->off, j->size, share);
+	/* Our own mapping of e: writable (see above). */
+	return inflate_split_plan(&c->parts, (unsigned char *)j->src, j->src_len, c->buf + j->off,
+				  j->size, share);
 }
 
 /* The largest job after its two parts: whole with libdeflate when the split could not. */

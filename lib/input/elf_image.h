@@ -55,4 +55,12 @@ int elf_image_check(struct lidia_elf *e, bool any_type);
  */
 int elf_image_open_lazy(struct lidia_elf **out, const char *path, bool any_type);
 
+/*
+ * lidia_elf_close(e), its mapping's pages given back a few MiB at a time
+ * first: munmap() holds the process's mappings locked while it frees them
+ * all, and a thread that maps memory meanwhile (a big malloc) waits for the
+ * whole of it; madvise(MADV_DONTNEED) holds them for a step at a time.
+ */
+void elf_image_close_stepwise(struct lidia_elf *e);
+
 #endif

@@ -45,7 +45,14 @@ static bool zlib_header_ok(const unsigned char *src)
 	       ((unsigned)src[0] << 8 | src[1]) % 31 == 0;
 }
 
-bool inflate_split_plan(struct inflate_split *s, const unsigned char *src, size_t src_len,
+static void set_bit(unsigned char *p, uint64_t bit, unsigned v)
+{
+	unsigned char m = (unsigned char)(1u << (bit % 8));
+
+	p[bit / 8] = (unsigned char)(v ? p[bit / 8] | m : p[bit / 8] & ~m);
+}
+
+bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_len,
 			unsigned char *dst, size_t size, double share)
 {
 	const unsigned char *data = src + 2, *end;
@@ -80,26 +87,34 @@ bool inflate_split_plan(struct inflate_split *s, const unsigned char *src, size_
 	s->dst = dst;
 	s->size = size;
 	s->cut_bit = 16 + bit;
+	/* The empty last block: BFINAL 1, fixed codes (01), end of block (seven zeros). */
+	s->cut = (size_t)((s->cut_bit + 10 + 7) / 8);
+	memcpy(s->saved, src + s->cut_bit / 8, s->cut - s->cut_bit / 8);
 	return true;
 }
 
 /*
- * libdeflate, on the stream cut a few bytes past the boundary: it inflates
- * up to there, then fails on the next block, cut short (or sooner, on bad
- * data). Its result is not looked at, only what it wrote: how much of that
- * is the first part, the second part's length says, and the Adler-32 of the
- * whole whether it is right. What it wrote past the first part (the next
- * block, until the cut) is overwritten by the second part.
+ * libdeflate, told that the stream ends at the boundary: an empty last block
+ * written over the bits there (the second part has read them already, and
+ * never reads them again), put back once it is done. It must end exactly
+ * there: then the boundary is one of the stream's, and what it wrote is the
+ * first part, to the byte.
  */
 void inflate_split_first(struct inflate_split *s)
 {
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-	size_t cut = (size_t)(s->cut_bit / 8) + 8;
+	enum libdeflate_result r = LIBDEFLATE_BAD_DATA;
+	size_t in = 0, out = 0;
 
+	for (uint64_t b = s->cut_bit; b < 8ull * s->cut; b++)
+		set_bit(s->src, b, b < s->cut_bit + 2);
 	if (d)
-		libdeflate_deflate_decompress_ex(d, s->src + 2, cut - 2, s->dst, s->size, NULL,
-						 NULL);
+		r = libdeflate_deflate_decompress_ex(d, s->src + 2, s->cut - 2, s->dst, s->size,
+						     &in, &out);
+	memcpy(s->src + s->cut_bit / 8, s->saved, s->cut - s->cut_bit / 8);
 	libdeflate_free_decompressor(d);
+	s->first_ok = r == LIBDEFLATE_SUCCESS && in == s->cut - 2;
+	s->first_len = out;
 }
 
 uint64_t inflate_split_first_size(const struct inflate_split *s)
@@ -168,9 +183,9 @@ static uint32_t load_be32(const unsigned char *p)
 
 bool inflate_split_end(struct inflate_split *s)
 {
-	size_t wide = wide_len(&s->m), body = body_len(&s->m);
-	size_t first = s->size - wide - body; /* second_ok: less than size */
-	bool ok = s->second_ok && resolve(s, first);
+	size_t wide = wide_len(&s->m), body = body_len(&s->m), first = s->first_len;
+	bool ok =
+		s->first_ok && s->second_ok && first + wide + body == s->size && resolve(s, first);
 
 	if (ok) {
 		uint32_t sum = libdeflate_adler32(1, s->dst, first + wide);
