@@ -10,8 +10,8 @@
  * With a second thread and enough ranges, each pass is shared: each thread
  * counts the byte in its half of the keys, then moves its half, the second
  * half's keys placed after the first half's of the same byte (so still
- * stable); the gather is shared too. The sort was the longest step of a
- * big file's finalize that ran on one thread.
+ * stable); making the keys and the gather are shared too. The sort was the
+ * longest step of a big file's finalize that ran on one thread.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -80,11 +80,26 @@ static void passes_needed(const struct key *differs, bool *need)
 		need[p] = key_byte(differs, p) != 0;
 }
 
+/*
+ * The keys of v[lo, hi), and in *differs the bits in which any of them
+ * differs from v[0]'s (passes_needed()).
+ */
+static void make_keys(const struct brange *v, struct key *keys, size_t lo, size_t hi,
+		      struct key *differs)
+{
+	*differs = (struct key){ 0 };
+	for (size_t i = lo; i < hi; i++) {
+		keys[i] = (struct key){ v[i].va, v[i].depth, (uint32_t)i };
+		differs->va |= v[i].va ^ v[0].va;
+		differs->depth |= v[i].depth ^ v[0].depth;
+	}
+}
+
 /* ---- Two threads -------------------------------------------------------------- */
 
 struct shared {
-	struct key *a, *b; /* the keys, and as many more */
-	const bool *need;
+	struct key *a, *b;     /* the keys, and as many more */
+	struct key differs[2]; /* each thread's half's (make_keys()) */
 	const struct brange *v;
 	struct brange *out;
 	size_t n, mid;	     /* thread 0 takes [0, mid), thread 1 [mid, n) */
@@ -93,17 +108,23 @@ struct shared {
 	struct key *sorted; /* a or b, where the keys end */
 };
 
-/* Thread t's share of every pass, then of the gather. */
+/* Thread t's share of the keys, every pass, then of the gather. */
 static void share(struct shared *s, unsigned t)
 {
-	struct key *src = s->a, *dst = s->b;
+	struct key *src = s->a, *dst = s->b, differs;
 	size_t lo = t ? s->mid : 0, hi = t ? s->n : s->mid;
+	bool need[NPASSES];
 
+	make_keys(s->v, src, lo, hi, &s->differs[t]);
+	pthread_barrier_wait(&s->sync);
+	differs.va = s->differs[0].va | s->differs[1].va;
+	differs.depth = s->differs[0].depth | s->differs[1].depth;
+	passes_needed(&differs, need);
 	for (int p = 0; p < NPASSES; p++) {
 		size_t at[256], sum = 0;
 		struct key *swap;
 
-		if (!s->need[p])
+		if (!need[p])
 			continue;
 		memset(s->half[t], 0, sizeof(s->half[t]));
 		for (size_t i = lo; i < hi; i++)
@@ -129,13 +150,10 @@ static void *second_thread(void *arg)
 	return NULL;
 }
 
-/* The passes and the gather on two threads; false when the second cannot start. */
-static bool sort_shared(struct key *keys, const bool *need, const struct brange *v, size_t n,
-			struct brange *out)
+/* The keys, the passes and the gather on two threads; false when the second cannot start. */
+static bool sort_shared(struct key *keys, const struct brange *v, size_t n, struct brange *out)
 {
-	struct shared s = {
-		.a = keys, .b = keys + n, .need = need, .v = v, .out = out, .n = n, .mid = n / 2
-	};
+	struct shared s = { .a = keys, .b = keys + n, .v = v, .out = out, .n = n, .mid = n / 2 };
 	pthread_t tid;
 
 	if (pthread_barrier_init(&s.sync, NULL, 2))
@@ -174,28 +192,27 @@ static void sort_alone(struct key *keys, const size_t (*count)[256], const bool 
 struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 {
 	struct key *keys = malloc(2 * (n ? n : 1) * sizeof(*keys));
-	size_t(*count)[256] = calloc(NPASSES, sizeof(*count));
 	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
-	struct key differs = { 0 };
+	size_t(*count)[256] = NULL;
+	struct key differs;
 	bool need[NPASSES];
 
-	if (!keys || !count || !out || n > UINT32_MAX) {
-		free(keys);
-		free(count);
-		free(out);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		keys[i] = (struct key){ v[i].va, v[i].depth, (uint32_t)i };
-		differs.va |= v[i].va ^ v[0].va;
-		differs.depth |= v[i].depth ^ v[0].depth;
-	}
+	if (!keys || !out || n > UINT32_MAX)
+		goto fail;
+	if (threads >= 2 && n >= SHARED_MIN && sort_shared(keys, v, n, out))
+		goto done;
+	if (!(count = calloc(NPASSES, sizeof(*count))))
+		goto fail;
+	make_keys(v, keys, 0, n, &differs);
 	passes_needed(&differs, need);
-	if (threads < 2 || n < SHARED_MIN || !sort_shared(keys, need, v, n, out)) {
-		count_all(keys, n, count);
-		sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
-	}
+	count_all(keys, n, count);
+	sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
+done:
 	free(keys);
 	free(count);
 	return out;
+fail:
+	free(keys);
+	free(out);
+	return NULL;
 }
