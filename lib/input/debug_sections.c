@@ -327,36 +327,54 @@ static bool plan_split(struct copy *c, unsigned threads)
 				  j->size, share);
 }
 
-/* The largest job after its two parts: whole with libdeflate when the split could not. */
+/* The pages of the largest job's stream given back: it is inflated, or copied. */
+static void drop_stream(struct copy *c)
+{
+	debug_sections_drop_pages(c->e, c->order[0]->sh.sh_offset, c->order[0]->sh.sh_size);
+}
+
+/*
+ * The largest job after its two parts: whole with libdeflate when the split
+ * could not (the stream's pages were given back by the part that ended
+ * second, when it could).
+ */
 static void end_split(struct copy *c)
 {
 	struct job *j = c->order[0];
 	unsigned char *dst = c->buf + j->off;
 
-	j->done = inflate_split_end(&c->parts) || inflate_zlib(dst, j->size, j->src, j->src_len);
+	if ((j->done = inflate_split_end(&c->parts)))
+		return;
+	j->done = inflate_zlib(dst, j->size, j->src, j->src_len);
 	if (!j->done)
 		memcpy(dst, c->file + j->sh.sh_offset, j->sh.sh_size);
-	debug_sections_drop_pages(c->e, j->sh.sh_offset, j->sh.sh_size);
+	drop_stream(c);
 }
 
 /*
- * Item k: the largest job first, then (with threads) its pages made ready,
- * then the rest; when it is split, its first part, the pages of its first
- * part made ready, its second part (both on another thread than the first
- * part's, with two), then the rest.
+ * Item k when the largest job is split: its first part, the pages of its
+ * first part made ready, its second part (both on another thread than the
+ * first part's, with two), then the rest.
  */
+static void run_split_item(struct copy *c, size_t k)
+{
+	if (k == 0 || k == 2) {
+		if (k ? inflate_split_second(&c->parts) : inflate_split_first(&c->parts))
+			drop_stream(c);
+	} else if (k == 1) {
+		prefault(c->buf + c->order[0]->off, inflate_split_first_size(&c->parts));
+	} else {
+		run_job(c, c->order[k - 2]);
+	}
+}
+
+/* Item k: the largest job first, then (with threads) its pages made ready, then the rest. */
 static void run_ordered(void *ctx, unsigned slot, size_t k)
 {
 	struct copy *c = ctx;
 
-	if (c->split && k == 0)
-		inflate_split_first(&c->parts);
-	else if (c->split && k == 1)
-		prefault(c->buf + c->order[0]->off, inflate_split_first_size(&c->parts));
-	else if (c->split && k == 2)
-		inflate_split_second(&c->parts);
-	else if (c->split)
-		run_job(c, c->order[k - 2]);
+	if (c->split)
+		run_split_item(c, k);
 	else if (c->prefault && k == 1)
 		prefault(c->buf + c->order[0]->off, c->order[0]->size);
 	else

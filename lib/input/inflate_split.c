@@ -5,6 +5,7 @@
  * big file that no second thread could share (half a second of
  * libceph-common's 1.3 s at -j 2).
  */
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -45,6 +46,8 @@ static bool zlib_header_ok(const unsigned char *src)
 	       ((unsigned)src[0] << 8 | src[1]) % 31 == 0;
 }
 
+static bool part_done(struct inflate_split *s);
+
 static void set_bit(unsigned char *p, uint64_t bit, unsigned v)
 {
 	unsigned char m = (unsigned char)(1u << (bit % 8));
@@ -60,6 +63,7 @@ bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_
 	unsigned tries = 0;
 
 	memset(s, 0, sizeof(*s));
+	atomic_init(&s->parts_done, 0);
 	if (src_len < 64 || size < 4 * MARKED_WINDOW || share <= 0 || share >= 1 ||
 	    !zlib_header_ok(src))
 		return false;
@@ -100,7 +104,7 @@ bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_
  * there: then the boundary is one of the stream's, and what it wrote is the
  * first part, to the byte.
  */
-void inflate_split_first(struct inflate_split *s)
+bool inflate_split_first(struct inflate_split *s)
 {
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
 	enum libdeflate_result r = LIBDEFLATE_BAD_DATA;
@@ -115,6 +119,7 @@ void inflate_split_first(struct inflate_split *s)
 	libdeflate_free_decompressor(d);
 	s->first_ok = r == LIBDEFLATE_SUCCESS && in == s->cut - 2;
 	s->first_len = out;
+	return part_done(s);
 }
 
 uint64_t inflate_split_first_size(const struct inflate_split *s)
@@ -133,7 +138,7 @@ static size_t body_len(const struct marked *m)
 	return m->narrow ? m->body_len - MARKED_WINDOW : 0;
 }
 
-void inflate_split_second(struct inflate_split *s)
+bool inflate_split_second(struct inflate_split *s)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	size_t n;
@@ -142,7 +147,7 @@ void inflate_split_second(struct inflate_split *s)
 		       2 + marked_consumed(&s->m, s->src + 2) + 4 <= s->src_len &&
 		       wide_len(&s->m) + body_len(&s->m) < s->size;
 	if (!s->second_ok)
-		return;
+		return part_done(s);
 	n = body_len(&s->m);
 	s->body_sum = libdeflate_adler32(1, s->m.body + MARKED_WINDOW, n);
 	/*
@@ -154,6 +159,7 @@ void inflate_split_second(struct inflate_split *s)
 	hi = ((uintptr_t)s->dst + s->size) & ~(page - 1);
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	return part_done(s);
 }
 
 /* The wide part into dst after the first part: markers are bytes of the first's last 32 KiB. */
@@ -181,19 +187,36 @@ static uint32_t load_be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-bool inflate_split_end(struct inflate_split *s)
+/* Both parts done: the second's markers resolved, its bytes into place, the whole summed. */
+static bool join(struct inflate_split *s)
 {
 	size_t wide = wide_len(&s->m), body = body_len(&s->m), first = s->first_len;
-	bool ok =
-		s->first_ok && s->second_ok && first + wide + body == s->size && resolve(s, first);
+	uint32_t sum;
 
-	if (ok) {
-		uint32_t sum = libdeflate_adler32(1, s->dst, first + wide);
-		const unsigned char *trailer = s->src + 2 + marked_consumed(&s->m, s->src + 2);
+	if (!s->first_ok || !s->second_ok || first + wide + body != s->size || !resolve(s, first))
+		return false;
+	sum = libdeflate_adler32(1, s->dst, first + wide);
+	memcpy(s->dst + first + wide, s->m.body + MARKED_WINDOW, body);
+	return adler32_join(sum, s->body_sum, body) ==
+	       load_be32(s->src + 2 + marked_consumed(&s->m, s->src + 2));
+}
 
-		memcpy(s->dst + first + wide, s->m.body + MARKED_WINDOW, body);
-		ok = adler32_join(sum, s->body_sum, body) == load_be32(trailer);
-	}
+bool inflate_split_end(struct inflate_split *s)
+{
+	bool ok = atomic_load(&s->parts_done) == 2 && s->joined;
+
 	marked_release(&s->m);
 	return ok;
+}
+
+/*
+ * Whichever part ends second joins them, on its thread: beside the other
+ * sections the other thread may still be inflating, not after them all.
+ */
+static bool part_done(struct inflate_split *s)
+{
+	if (atomic_fetch_add_explicit(&s->parts_done, 1, memory_order_acq_rel) != 1)
+		return false;
+	s->joined = join(s);
+	return s->joined;
 }

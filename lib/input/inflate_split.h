@@ -31,8 +31,10 @@ struct inflate_split {
 	unsigned char saved[3];	  /* src's bytes under the empty block */
 	size_t first_len;	  /* what the first part inflated to */
 	bool first_ok, second_ok;
-	uint32_t body_sum; /* Adler-32 of the second part's bytes after its wide part */
-	struct marked m;   /* the second part */
+	_Atomic int parts_done; /* the one that makes it 2 joins them */
+	bool joined;		/* and says whether dst holds the stream inflated */
+	uint32_t body_sum;	/* Adler-32 of the second part's bytes after its wide part */
+	struct marked m;	/* the second part */
 };
 
 /*
@@ -43,19 +45,22 @@ struct inflate_split {
 bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_len,
 			unsigned char *dst, size_t size, double share);
 
-/* The first part, with libdeflate; src's bytes put back after. */
-void inflate_split_first(struct inflate_split *s);
+/*
+ * The first part, with libdeflate; src's bytes put back after. True when it
+ * ended second and the stream is whole in dst (src is then read no more).
+ */
+bool inflate_split_first(struct inflate_split *s);
 
 /* About how much of the output the first part is: from where the boundary is in the stream. */
 uint64_t inflate_split_first_size(const struct inflate_split *s);
 
-/* The second part, on another thread than the first's. */
-void inflate_split_second(struct inflate_split *s);
+/* The second part, on another thread than the first's; true as inflate_split_first(). */
+bool inflate_split_second(struct inflate_split *s);
 
 /*
- * Once both parts are done: the second part's bytes into place, and the
- * whole checked. True when dst holds the stream inflated; s released
- * either way.
+ * Once both parts are done (the second to end puts the second part's bytes
+ * into place and checks the whole): true when dst holds the stream
+ * inflated; s released either way.
  */
 bool inflate_split_end(struct inflate_split *s);
 
