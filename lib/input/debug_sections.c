@@ -312,7 +312,7 @@ static bool plan_split(struct copy *c, unsigned threads)
 	struct job *j = c->order[0];
 	double others = 0, share;
 
-	if (threads < 2 || c->guard || j->how != ZLIB || j->size < SPLIT_MIN || !c->e->map ||
+	if (threads < 2 || c->guard || j->how != ZLIB || j->size < SPLIT_MIN ||
 	    c->file != (const unsigned char *)c->e->map)
 		return false;
 	for (size_t k = 1; k < c->njobs; k++)

@@ -61,6 +61,7 @@ bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_
 	const unsigned char *data = src + 2, *end;
 	uint64_t bit, last, out = 0;
 	unsigned tries = 0;
+	bool found = false;
 
 	memset(s, 0, sizeof(*s));
 	atomic_init(&s->parts_done, 0);
@@ -76,13 +77,13 @@ bool inflate_split_plan(struct inflate_split *s, unsigned char *src, size_t src_
 	for (; bit < last && bit / 8 + 16 < (uint64_t)(end - data); bit++) {
 		if (!marked_could_begin(data, end, bit))
 			continue;
-		if (marked_begin(&s->m, data, end, bit, FIRST_MAX))
+		if ((found = marked_begin(&s->m, data, end, bit, FIRST_MAX)))
 			break;
 		out += s->m.head_len - MARKED_WINDOW;
 		if (++tries == SEARCH_TRIES || out > SEARCH_OUT)
 			bit = last;
 	}
-	if (bit >= last || bit / 8 + 16 >= (uint64_t)(end - data)) {
+	if (!found) {
 		marked_release(&s->m);
 		return false;
 	}
@@ -203,7 +204,7 @@ static bool join(struct inflate_split *s)
 
 bool inflate_split_end(struct inflate_split *s)
 {
-	bool ok = atomic_load(&s->parts_done) == 2 && s->joined;
+	bool ok = s->joined; /* set only by the part that ended second */
 
 	marked_release(&s->m);
 	return ok;
