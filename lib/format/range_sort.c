@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "huge_pages.h"
 #include "range_sort.h"
 
 struct key {
@@ -199,6 +200,8 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 
 	if (!keys || !out || n > UINT32_MAX)
 		goto fail;
+	huge_advise(keys, 2 * n * sizeof(*keys));
+	huge_advise(out, n * sizeof(*out));
 	if (threads >= 2 && n >= SHARED_MIN && sort_shared(keys, v, n, out))
 		goto done;
 	if (!(count = calloc(NPASSES, sizeof(*count))))

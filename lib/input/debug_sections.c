@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "debug_sections.h"
+#include "huge_pages.h"
 #include "inflate_split.h"
 #include "internal.h"
 #include "run_items.h"
@@ -519,11 +520,12 @@ int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned th
 	    e->ehdr.e_ehsize > e->size)
 		goto out;
 	/* A mapping of its own: its pages can be given back once libdw has read them. */
-	c.buf = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c.buf = huge_map(c.total, 0);
 	if (c.buf == MAP_FAILED) {
 		err = -ENOMEM;
 		goto out;
 	}
+	huge_advise(c.buf, c.total); /* every byte of it is written */
 	if (!(err = fill(&c, threads)) &&
 	    !(err = elf_image_open_mem(out, c.buf, c.total, e->name, true)))
 		(*out)->map = c.buf;

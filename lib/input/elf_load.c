@@ -14,6 +14,7 @@
 
 #include "debug_sections.h"
 #include "elf_load.h"
+#include "huge_pages.h"
 #include "internal.h"
 
 #define MAX_UNREAD 32
@@ -131,6 +132,7 @@ static size_t unread_ranges(const struct lidia_elf *e, struct range *out, uint64
 /* All of [lo, hi) into buf at lo; a read that comes back short: the file was cut. */
 static int read_all(int fd, unsigned char *buf, uint64_t lo, uint64_t hi)
 {
+	huge_advise(buf + lo, hi - lo); /* only what is read: sections skipped take no memory */
 	while (lo < hi) {
 		ssize_t got = pread(fd, buf + lo, (size_t)(hi - lo), (off_t)lo);
 
@@ -270,8 +272,7 @@ int elf_image_load_threads(struct lidia_elf *e, unsigned threads)
 	if (!e->lazy)
 		return 0;
 	n = unread_ranges(e, unread, (uint64_t)sysconf(_SC_PAGESIZE));
-	buf = mmap(NULL, e->size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	buf = huge_map(e->size, MAP_NORESERVE);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
 	err = read_data_threads(e, buf, unread, n, threads);

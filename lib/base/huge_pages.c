@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Support: big buffers on transparent huge pages, fewer page faults to fill them. */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "huge_pages.h"
+
+#define HUGE_SIZE ((size_t)2 << 20) /* x86-64's and arm64's (4 KiB granule) PMD size */
+
+/* Smaller buffers are left to the kernel: a few faults, no rounding to think about. */
+#define HUGE_MIN HUGE_SIZE
+
+void huge_advise(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(HUGE_SIZE - 1);
+
+	if (len >= HUGE_MIN && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void *huge_map(size_t len, int flags)
+{
+	int prot = PROT_READ | PROT_WRITE;
+	unsigned char *p, *start;
+	size_t page, span;
+
+	flags |= MAP_PRIVATE | MAP_ANONYMOUS;
+	if (len < HUGE_MIN || len > SIZE_MAX - HUGE_SIZE)
+		return mmap(NULL, len, prot, flags, -1, 0);
+	/*
+	 * Not every kernel places a mapping on a huge-page boundary: take one
+	 * huge page more and give back what lies before the boundary and after
+	 * the end, so that munmap(start, len) later undoes the whole of it.
+	 */
+	p = mmap(NULL, len + HUGE_SIZE, prot, flags, -1, 0);
+	if (p == MAP_FAILED)
+		return p;
+	start = (unsigned char *)(((uintptr_t)p + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	span = (len + page - 1) & ~(page - 1);
+	if (start > p)
+		munmap(p, (size_t)(start - p));
+	/* The mapping ends at p + span + HUGE_SIZE, at least span past start. */
+	if (p + HUGE_SIZE > start)
+		munmap(start + span, (size_t)(p + HUGE_SIZE - start));
+	return start;
+}
