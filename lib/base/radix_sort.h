@@ -9,8 +9,9 @@
  * key, sorted by that key; records with equal keys keep their order, as
  * with sort_array() (glibc's qsort merges). Returns the sorted array: base,
  * or a new one of n records (base then freed); NULL when there was no
- * memory for the second array, base untouched.
+ * memory for the second array, base untouched. threads >= 2: a big sort
+ * shares its passes with a second thread (the same order).
  */
-void *radix_sort_u64(void *base, size_t n, size_t size);
+void *radix_sort_u64(void *base, size_t n, size_t size, unsigned threads);
 
 #endif

@@ -276,7 +276,7 @@ static int cmp_sym(const void *pa, const void *pb)
  */
 static void sort_symbols(struct sym_vec *syms)
 {
-	struct sym *sorted = radix_sort_u64(syms->v, syms->n, sizeof(*syms->v));
+	struct sym *sorted = radix_sort_u64(syms->v, syms->n, sizeof(*syms->v), 1);
 
 	if (!sorted) {
 		sort_array(syms->v, syms->n, sizeof(*syms->v), cmp_sym);

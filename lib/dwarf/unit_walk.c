@@ -647,7 +647,7 @@ int walk_units(struct dw *w, uint32_t first, uint32_t end)
 
 void sort_rows(struct line_rows *rows, unsigned threads)
 {
-	struct line_row *sorted = radix_sort_u64(rows->v, rows->n, sizeof(*rows->v));
+	struct line_row *sorted = radix_sort_u64(rows->v, rows->n, sizeof(*rows->v), threads);
 
 	/* The same order either way: by address, equal addresses as they came. */
 	if (!sorted)

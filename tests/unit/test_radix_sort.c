@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * radix_sort_u64 (lib/base/radix_sort.c) against an insertion sort written
- * here, stable by construction: records of 24 and 48 bytes (and another
- * size) with keys that share their high bytes, that differ only there, that
- * repeat (equal keys must keep their order), and none or one of them.
+ * here, stable by construction (and, past the size from which two threads
+ * share the passes, against qsort() by key and first place): records of 24
+ * and 48 bytes (and another size) with keys that share their high bytes,
+ * that differ only there, that repeat (equal keys must keep their order),
+ * and none or one of them.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,7 +75,46 @@ static int agrees(size_t n, size_t size, uint64_t (*keyf)(size_t))
 	}
 	memcpy(b, a, n * size);
 	insertion(b, n, size);
-	got = radix_sort_u64(a, n, size);
+	got = radix_sort_u64(a, n, size, 1);
+	same = got && !memcmp(got, b, n * size);
+	free(got);
+	free(b);
+	return same;
+}
+
+/* By key, then by the record's place before the sort: the one stable order. */
+static int cmp_key_seq(const void *x, const void *y)
+{
+	uint64_t kx, ky, sx, sy;
+
+	memcpy(&kx, x, 8);
+	memcpy(&ky, y, 8);
+	memcpy(&sx, (const char *)x + 8, 8);
+	memcpy(&sy, (const char *)y + 8, 8);
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return sx < sy ? -1 : sx > sy;
+}
+
+/*
+ * As agrees(), for as many records as share their passes between two
+ * threads (radix_sort.c's SHARED_MIN and more), held to qsort() by key and
+ * first place: too many for the insertion sort.
+ */
+static int agrees_shared(size_t n, size_t size, uint64_t (*keyf)(size_t))
+{
+	unsigned char *a = calloc(n, size), *b = calloc(n, size), *got;
+	int same;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = keyf(i), seq = i;
+
+		memcpy(a + i * size, &k, 8);
+		memcpy(a + i * size + 8, &seq, 8);
+	}
+	memcpy(b, a, n * size);
+	qsort(b, n, size, cmp_key_seq);
+	got = radix_sort_u64(a, n, size, 2);
 	same = got && !memcmp(got, b, n * size);
 	free(got);
 	free(b);
@@ -122,5 +163,14 @@ int main(void)
 	CHECK(agrees(500, sizeof(struct rec24), same), "every key the same: no pass");
 	CHECK(agrees(1, sizeof(struct rec24), any), "one record");
 	CHECK(agrees(0, sizeof(struct rec24), any), "no record");
+	CHECK(agrees_shared(200000, sizeof(struct rec24), addresses),
+	      "two threads: 24-byte records, addresses");
+	CHECK(agrees_shared(131073, sizeof(struct rec48), repeated),
+	      "two threads: equal keys keep their order, an odd count");
+	CHECK(agrees_shared(150000, sizeof(struct rec16), high_only),
+	      "two threads: keys differing in the top byte only");
+	CHECK(agrees_shared(140000, sizeof(struct rec24), any), "two threads: any 64-bit keys");
+	CHECK(agrees_shared(140000, sizeof(struct rec24), same),
+	      "two threads: every key the same, no pass");
 	return unit_exit();
 }
