@@ -129,6 +129,12 @@ int output_write_stdout(struct batch *b, struct group *g, struct lidia_builder *
 	return err;
 }
 
+/* Threads for reading an output back: a second one when the run has more than one. */
+static unsigned read_threads(const struct batch *b)
+{
+	return b->pool.nthreads > 1 ? 2 : 1;
+}
+
 /*
  * Write the output, streamed to the file, not built in memory first; then
  * read what the tree holds (counts, level, size, sha256), as `info` would.
@@ -143,7 +149,7 @@ static int write_file_output(struct batch *b, struct group *g, struct lidia_buil
 	if ((err = lidia_store_write(bld, b->o->out_dir, g->out_key)))
 		return store_failed(b, g, "write", path, err);
 	fd = open_key(b, g);
-	existing_read_fd(fd, b->o->manifest != NULL, &now);
+	existing_read_fd(fd, b->o->manifest != NULL, read_threads(b), &now);
 	if (fd >= 0)
 		close(fd);
 	if (!now.valid) {
@@ -255,7 +261,7 @@ static int write_tree(struct batch *b, struct group *g, struct lidia_builder *bl
 		return store_failed(b, g, "write", path, fd);
 	}
 	if ((changed = !existing_same_fd(fd, ex))) {
-		existing_read_fd(fd, b->o->manifest != NULL, ex);
+		existing_read_fd(fd, b->o->manifest != NULL, read_threads(b), ex);
 		g->there_exists = fd >= 0;
 	}
 	*how = ex->valid && same_bytes(fd, bld) ? WRITTEN_SAME : WRITTEN;
@@ -282,7 +288,7 @@ static int probe_tree(struct batch *b, struct group *g)
 
 	if (fd == LIDIA_E_SYMLINK)
 		return store_failed(b, g, "read", "", fd);
-	existing_read_fd(fd, b->o->manifest != NULL, &g->there);
+	existing_read_fd(fd, b->o->manifest != NULL, read_threads(b), &g->there);
 	g->there_exists = fd >= 0;
 	if (fd >= 0)
 		close(fd);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a lidia file holds (holdings.h), read with the library's reader, CRCs checked. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +23,10 @@ int level_parse(const char *name)
 	return -1;
 }
 
-void counts_read(const struct lidia_reader *r, struct counts *c)
+/* The ranges [lo, hi) of r counted into c: those the reader can read, by depth. */
+static void count_ranges(const struct lidia_reader *r, size_t lo, size_t hi, struct counts *c)
 {
-	struct lidia_file_info fi;
-
-	memset(c, 0, sizeof(*c));
-	lidia_reader_info(r, &fi);
-	c->line_rows = (size_t)fi.lines.count;
-	for (size_t i = 0; i < lidia_reader_count(r); i++) {
+	for (size_t i = lo; i < hi; i++) {
 		struct lidia_range_info ri;
 
 		if (lidia_reader_range(r, i, &ri))
@@ -38,6 +36,16 @@ void counts_read(const struct lidia_reader *r, struct counts *c)
 		else
 			c->functions++;
 	}
+}
+
+void counts_read(const struct lidia_reader *r, struct counts *c)
+{
+	struct lidia_file_info fi;
+
+	memset(c, 0, sizeof(*c));
+	lidia_reader_info(r, &fi);
+	c->line_rows = (size_t)fi.lines.count;
+	count_ranges(r, 0, lidia_reader_count(r), c);
 }
 
 /* Counts, level and size from an open reader. */
@@ -73,10 +81,76 @@ bool existing_same_fd(int fd, const struct existing *ex)
 	       now.size == ex->size;
 }
 
-void existing_read_fd(int fd, bool want_sha, struct existing *ex)
+/* From this size, with two threads, reading a file back is shared between them. */
+#define SHARED_MIN ((off_t)8 << 20)
+
+/* Ranges taken at a time by either thread. */
+#define CHUNK (1u << 16)
+
+struct read_back {
+	const struct lidia_reader *r;
+	atomic_size_t next; /* the first range no thread has taken */
+	struct counts half[2];
+	struct lidia_file_info fi; /* the second thread's lidia_reader_info(): the CRCs */
+	bool crcs_hold;
+};
+
+/* Chunks of ranges counted into half[t] until none is left. */
+static void count_chunks(struct read_back *rb, unsigned t)
+{
+	size_t n = lidia_reader_count(rb->r), lo;
+
+	while ((lo = atomic_fetch_add(&rb->next, CHUNK)) < n)
+		count_ranges(rb->r, lo, lo + CHUNK < n ? lo + CHUNK : n, &rb->half[t]);
+}
+
+/*
+ * The second thread: every table's CRC32C (lidia_reader_info() checks those
+ * not checked at open, as check_crc would have), then counting beside the first.
+ */
+static void *second_half(void *arg)
+{
+	struct read_back *rb = arg;
+	const struct lidia_file_info *fi = &rb->fi;
+
+	rb->crcs_hold = !lidia_reader_info(rb->r, &rb->fi) && fi->va.crc_ok && fi->ranges.crc_ok &&
+			fi->strings.crc_ok && fi->lines.crc_ok;
+	count_chunks(rb, 1);
+	return NULL;
+}
+
+/*
+ * existing_from() of a big file opened without its CRCs checked, on two
+ * threads: the second checks them while the first counts, then both count.
+ * Reading back a big output just written was the longest step left on one
+ * thread at the end of a run. The figures of a reader opened with
+ * check_crc; false when the second thread cannot start.
+ */
+static bool existing_shared(struct lidia_reader *r, struct existing *ex)
+{
+	struct read_back rb = { .r = r };
+	pthread_t tid;
+
+	if (pthread_create(&tid, NULL, second_half, &rb))
+		return false;
+	count_chunks(&rb, 0);
+	pthread_join(tid, NULL);
+	if (!rb.crcs_hold)
+		return true; /* as if the open had failed: the identity alone */
+	ex->counts = (struct counts){ rb.half[0].functions + rb.half[1].functions,
+				      rb.half[0].inline_ranges + rb.half[1].inline_ranges,
+				      (size_t)rb.fi.lines.count };
+	ex->valid = true;
+	ex->level = counts_level(&ex->counts);
+	ex->size = rb.fi.file_size;
+	return true;
+}
+
+void existing_read_fd(int fd, bool want_sha, unsigned threads, struct existing *ex)
 {
 	struct lidia_reader *r;
 	struct stat st;
+	bool shared;
 
 	memset(ex, 0, sizeof(*ex));
 	ex->level = LEVEL_NONE;
@@ -84,12 +158,21 @@ void existing_read_fd(int fd, bool want_sha, struct existing *ex)
 	if (fd < 0 || fstat(fd, &st))
 		return;
 	identity_of(&st, ex);
+	shared = threads >= 2 && st.st_size >= SHARED_MIN;
 	if (!S_ISREG(st.st_mode) ||
-	    lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = true)))
+	    lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = !shared)))
 		return;
-	existing_from(r, ex);
+	if (shared && !existing_shared(r, ex)) {
+		/* No second thread after all: read as one thread does, the CRCs checked at open. */
+		lidia_reader_close(r);
+		if (lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = true)))
+			return;
+		shared = false;
+	}
+	if (!shared)
+		existing_from(r, ex);
 	lidia_reader_close(r);
-	if (want_sha)
+	if (want_sha && ex->valid)
 		sha256_fd(fd, ex->sha);
 }
 

@@ -45,9 +45,10 @@ struct existing {
 
 /*
  * What the file open as fd holds (LEVEL_NONE when fd < 0: nothing there);
- * its sha256 too when want_sha. Only a regular file is read.
+ * its sha256 too when want_sha. Only a regular file is read. threads >= 2:
+ * a big file's CRCs are checked on a second thread while the first counts.
  */
-void existing_read_fd(int fd, bool want_sha, struct existing *ex);
+void existing_read_fd(int fd, bool want_sha, unsigned threads, struct existing *ex);
 
 /*
  * Whether fd (< 0: nothing there) is still the file ex was read from
