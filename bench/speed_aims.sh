@@ -10,6 +10,8 @@
 #
 #   ceph -j2      libceph-common's debug file (ceph-common-dbg): wall of -j 1
 #                 over wall of -j 2                                  aim >= 1.7
+#                 (beside it, with no aim: twice the wall of -j 1 over the wall
+#                 of two -j 1 runs at once, the most two threads here give)
 #   ceph CPU      lidiagen -j 1 CPU over llvm-gsymutil-16 --num-threads 1   <= 0.5
 #   gold CPU      ld.gold's debug file with its dwz file (binutils-x86-64-
 #                 linux-gnu-dbg), the same ratio                            <= 0.5
@@ -19,6 +21,9 @@
 #                 calls it), demangled and --no-demangle; each timed over
 #                 BENCH_AIMS_REPEAT (10) runs one after the other, as one
 #                 run is a few of /usr/bin/time's 10 ms ticks              <= 0.30
+#                 (beside it, with no aim: LLVM's demangler alone over the
+#                 library's exported function names, bench/demangle_floor.cc,
+#                 and that plus the --no-demangle run: the floor of the line)
 #   libc RSS      libc6-dbg's libc.so.6 debug file: peak RSS over the
 #                 inflated DWARF                                            <= 2
 # The sixth aim (index + 4 shards over 7 .debs <= 1.3x one run) is
@@ -46,6 +51,7 @@ RUNS=${BENCH_AIMS_RUNS:-3}
 REPEAT=${BENCH_AIMS_REPEAT:-10}
 AIMS=${BENCH_AIMS:-"ceph gold llvm libc"}
 GSYMUTIL=${GSYMUTIL:-llvm-gsymutil-16}
+LLVM_CONFIG=${LLVM_CONFIG:-llvm-config-16}
 
 die() { echo "speed_aims: $*" >&2; exit 2; }
 say() { echo "speed_aims: $*" >&2; }
@@ -143,15 +149,35 @@ repeated() {
 }
 gsym() { echo "$GSYMUTIL --quiet --num-threads=1 --convert=$1 --out-file=$tmp/out.x"; }
 
+# side_by_side NAME CMD: a script running CMD twice at once (outputs out
+# and out.x), for alternate(): what two busy threads of this machine do
+# beside each other, whatever the program.
+side_by_side() {
+	local name=$1 script=$tmp/pair-$1.sh
+	shift
+	printf '#!/bin/sh\n%s -o %s >/dev/null 2>&1 &\n%s -o %s >/dev/null 2>&1 || exit 1\nwait $! || exit 1\n' \
+		"$*" "$tmp/out" "$*" "$tmp/out.x" >"$script"
+	echo "sh $script"
+}
+
+# note WHAT FIGURE DETAIL: a line with no aim of its own.
+note() { printf '%-40s %6s  %-19s %s\n' "$1" "$2" "" "$3"; }
+
 aim_ceph() {
 	local f
 	f=$(largest "$(unpack_deb ceph-common-dbg "$CACHE/aims/ceph")")
 	alternate "j1:$(conv "$LIDIAGEN" 1 "--no-debug-search $f")" \
 		"j2:$(conv "$LIDIAGEN" 2 "--no-debug-search $f")" "gsym:$(gsym "$f")" \
+		"pair:$(side_by_side pair "$LIDIAGEN -q -j 1 --no-debug-search $f")" \
 		${BASELINE:+"b1:$(conv "$BASELINE" 1 "--no-debug-search $f")"} \
 		${BASELINE:+"b2:$(conv "$BASELINE" 2 "--no-debug-search $f")"}
 	line "ceph: -j 1 wall / -j 2 wall" "$(ratio "$(median j1 2)" "$(median j2 2)")" ">=" 1.7 \
 		"$(cells j1 j2 ${BASELINE:+b1 b2})"
+	# Two -j 1 runs at once each take longer than one alone when the two
+	# vCPUs share a core or its caches: -j 2 cannot beat that ratio.
+	note "  ceiling here: 2 x -j 1 / two at once" \
+		"$(ratio "$(awk -v w="$(median j1 2)" 'BEGIN { print 2 * w }')" "$(median pair 2)")" \
+		"$(cells pair)"
 	line "ceph: CPU -j 1 / gsymutil 1 thread" "$(ratio "$(median j1 1)" "$(median gsym 1)")" \
 		"<=" 0.5 "$(cells j1 gsym) RSS x$(ratio "$(median j1 3)" "$(median gsym 3)")"
 }
@@ -182,6 +208,28 @@ aim_llvm() {
 		"<=" 0.30 "$(cells ls pw ${BASELINE:+bs}) (s: $REPEAT runs) RSS x$(ratio "$(median ls 3)" "$(median pw 3)")"
 	line "  the same, --no-demangle" "$(ratio "$(median ln 1)" "$(median pw 1)")" "<=" 0.30 \
 		"$(cells ln) ($REPEAT runs)"
+	demangle_floor "$f" "$(median pw 1)" "$(median ln 1)"
+}
+
+# demangle_floor ELF PW_CPU LN_CPU: LLVM's demangler alone over ELF's
+# exported function names (bench/demangle_floor.cc) beside Pyroscope's
+# writer, then added to the --no-demangle run: what a demangled run cannot
+# go below as long as names read as llvm-symbolizer's do. No aim: a floor.
+demangle_floor() {
+	local bin=$tmp/demangle_floor inc lib sec n
+	command -v "$LLVM_CONFIG" >/dev/null || { say "llvm: no $LLVM_CONFIG: floor skipped"; return; }
+	inc=$("$LLVM_CONFIG" --includedir)
+	lib=$("$LLVM_CONFIG" --libdir)
+	${CXX:-c++} -std=c++17 -O2 -I"$inc" -o "$bin" "$here/demangle_floor.cc" "$lib/libLLVMDemangle.a" ||
+		die "cannot build bench/demangle_floor.cc"
+	nm -D --defined-only "$1" | awk '$2 ~ /^[TWi]$/ { sub(/@.*/, "", $3); print $3 }' |
+		sort -u >"$tmp/names"
+	read -r sec n < <("$bin" "$tmp/names" 20)
+	note "  floor: LLVM's demangler alone" \
+		"$(ratio "$(awk -v s="$sec" -v r="$REPEAT" 'BEGIN { print s * r }')" "$2")" \
+		"$n names, $(awk -v s="$sec" 'BEGIN { printf "%.1f", s * 1000 }') ms a pass"
+	note "  floor: that + the --no-demangle run" \
+		"$(ratio "$(awk -v s="$sec" -v r="$REPEAT" -v l="$3" 'BEGIN { print s * r + l }')" "$2")" ""
 }
 
 aim_libc() {
