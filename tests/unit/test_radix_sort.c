@@ -61,27 +61,6 @@ static void insertion(void *v, size_t n, size_t size)
 	}
 }
 
-/* n records of size bytes keyed by keyf(i), sorted both ways: whether they agree. */
-static int agrees(size_t n, size_t size, uint64_t (*keyf)(size_t))
-{
-	unsigned char *a = calloc(n ? n : 1, size), *b = calloc(n ? n : 1, size), *got;
-	int same;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = keyf(i), seq = i;
-
-		memcpy(a + i * size, &k, 8);
-		memcpy(a + i * size + 8, &seq, 8);
-	}
-	memcpy(b, a, n * size);
-	insertion(b, n, size);
-	got = radix_sort_u64(a, n, size, 1);
-	same = got && !memcmp(got, b, n * size);
-	free(got);
-	free(b);
-	return same;
-}
-
 /* By key, then by the record's place before the sort: the one stable order. */
 static int cmp_key_seq(const void *x, const void *y)
 {
@@ -97,13 +76,14 @@ static int cmp_key_seq(const void *x, const void *y)
 }
 
 /*
- * As agrees(), for as many records as share their passes between two
- * threads (radix_sort.c's SHARED_MIN and more), held to qsort() by key and
- * first place: too many for the insertion sort.
+ * n records of size bytes keyed by keyf(i), sorted both ways: whether they
+ * agree. The expected order is the insertion sort's, or for as many records
+ * as two threads share the passes of (radix_sort.c's SHARED_MIN and more),
+ * too many for it, qsort()'s by key and first place.
  */
-static int agrees_shared(size_t n, size_t size, uint64_t (*keyf)(size_t))
+static int agrees(size_t n, size_t size, uint64_t (*keyf)(size_t), unsigned threads)
 {
-	unsigned char *a = calloc(n, size), *b = calloc(n, size), *got;
+	unsigned char *a = calloc(n ? n : 1, size), *b = calloc(n ? n : 1, size), *got;
 	int same;
 
 	for (size_t i = 0; i < n; i++) {
@@ -113,8 +93,11 @@ static int agrees_shared(size_t n, size_t size, uint64_t (*keyf)(size_t))
 		memcpy(a + i * size + 8, &seq, 8);
 	}
 	memcpy(b, a, n * size);
-	qsort(b, n, size, cmp_key_seq);
-	got = radix_sort_u64(a, n, size, 2);
+	if (n <= 10000)
+		insertion(b, n, size);
+	else
+		qsort(b, n, size, cmp_key_seq);
+	got = radix_sort_u64(a, n, size, threads);
 	same = got && !memcmp(got, b, n * size);
 	free(got);
 	free(b);
@@ -153,24 +136,25 @@ static uint64_t same(size_t i)
 
 int main(void)
 {
-	CHECK(agrees(3000, sizeof(struct rec24), addresses), "24-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec48), addresses), "48-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec16), addresses), "16-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec24), repeated), "equal keys keep their order");
-	CHECK(agrees(3000, sizeof(struct rec48), repeated), "equal keys keep their order (48)");
-	CHECK(agrees(2000, sizeof(struct rec24), high_only), "keys differing in the top byte only");
-	CHECK(agrees(2000, sizeof(struct rec24), any), "any 64-bit keys");
-	CHECK(agrees(500, sizeof(struct rec24), same), "every key the same: no pass");
-	CHECK(agrees(1, sizeof(struct rec24), any), "one record");
-	CHECK(agrees(0, sizeof(struct rec24), any), "no record");
-	CHECK(agrees_shared(200000, sizeof(struct rec24), addresses),
+	CHECK(agrees(3000, sizeof(struct rec24), addresses, 1), "24-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec48), addresses, 1), "48-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec16), addresses, 1), "16-byte records, addresses");
+	CHECK(agrees(3000, sizeof(struct rec24), repeated, 1), "equal keys keep their order");
+	CHECK(agrees(3000, sizeof(struct rec48), repeated, 1), "equal keys keep their order (48)");
+	CHECK(agrees(2000, sizeof(struct rec24), high_only, 1),
+	      "keys differing in the top byte only");
+	CHECK(agrees(2000, sizeof(struct rec24), any, 1), "any 64-bit keys");
+	CHECK(agrees(500, sizeof(struct rec24), same, 1), "every key the same: no pass");
+	CHECK(agrees(1, sizeof(struct rec24), any, 1), "one record");
+	CHECK(agrees(0, sizeof(struct rec24), any, 1), "no record");
+	CHECK(agrees(200000, sizeof(struct rec24), addresses, 2),
 	      "two threads: 24-byte records, addresses");
-	CHECK(agrees_shared(131073, sizeof(struct rec48), repeated),
+	CHECK(agrees(131073, sizeof(struct rec48), repeated, 2),
 	      "two threads: equal keys keep their order, an odd count");
-	CHECK(agrees_shared(150000, sizeof(struct rec16), high_only),
+	CHECK(agrees(150000, sizeof(struct rec16), high_only, 2),
 	      "two threads: keys differing in the top byte only");
-	CHECK(agrees_shared(140000, sizeof(struct rec24), any), "two threads: any 64-bit keys");
-	CHECK(agrees_shared(140000, sizeof(struct rec24), same),
+	CHECK(agrees(140000, sizeof(struct rec24), any, 2), "two threads: any 64-bit keys");
+	CHECK(agrees(140000, sizeof(struct rec24), same, 2),
 	      "two threads: every key the same, no pass");
 	return unit_exit();
 }
