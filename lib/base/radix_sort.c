@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "huge_pages.h"
 #include "radix_sort.h"
 
 #define KEY_BYTES 8
@@ -168,7 +167,6 @@ void *radix_sort_u64(void *base, size_t n, size_t size, unsigned threads)
 	other = malloc(n * size);
 	if (!other)
 		return NULL;
-	huge_advise(other, n * size); /* every pass writes all of it */
 	if (threads >= 2 && n >= SHARED_MIN && (src = sort_shared(base, other, n, size))) {
 		free(src == base ? other : base);
 		return src;

@@ -13,7 +13,6 @@
 #include "crc32c.h"
 #include "format.h"
 #include "internal.h"
-#include "huge_pages.h"
 #include "range_sort.h"
 #include "strtab.h"
 #include "tables.h"
@@ -590,7 +589,6 @@ int lidia_builder_write_mem(struct lidia_builder *b, void **out_buf, size_t *out
 	buf = malloc((size_t)size);
 	if (!buf)
 		return -ENOMEM;
-	huge_advise(buf, (size_t)size);
 	make_header(b, buf);
 	/* Into memory, the tables' pieces are encoded side by side, each at its place. */
 	err = tables_encode(&tables, b->threads, buf + LIDIA_HEADER_SIZE);

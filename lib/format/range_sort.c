@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "huge_pages.h"
 #include "range_sort.h"
@@ -192,16 +193,21 @@ static void sort_alone(struct key *keys, const size_t (*count)[256], const bool 
 
 struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 {
-	struct key *keys = malloc(2 * (n ? n : 1) * sizeof(*keys));
+	/*
+	 * The keys in a mapping of their own, on huge pages: every pass writes
+	 * them whole, and they are gone when the sort is (advice on the heap
+	 * would stay on memory malloc hands out again).
+	 */
+	size_t keys_size = 2 * (n ? n : 1) * sizeof(struct key);
+	struct key *keys = huge_map(keys_size, 0);
 	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
 	size_t(*count)[256] = NULL;
 	struct key differs;
 	bool need[NPASSES];
 
-	if (!keys || !out || n > UINT32_MAX)
+	if (keys == MAP_FAILED || !out || n > UINT32_MAX)
 		goto fail;
-	huge_advise(keys, 2 * n * sizeof(*keys));
-	huge_advise(out, n * sizeof(*out));
+	huge_advise(keys, keys_size);
 	if (threads >= 2 && n >= SHARED_MIN && sort_shared(keys, v, n, out))
 		goto done;
 	if (!(count = calloc(NPASSES, sizeof(*count))))
@@ -211,11 +217,12 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 	count_all(keys, n, count);
 	sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
 done:
-	free(keys);
+	munmap(keys, keys_size);
 	free(count);
 	return out;
 fail:
-	free(keys);
+	if (keys != MAP_FAILED)
+		munmap(keys, keys_size);
 	free(out);
 	return NULL;
 }
