@@ -22,8 +22,9 @@ void *huge_map(size_t len, int flags);
 /*
  * Ask for huge pages on the whole huge pages inside [p, p + len), a part of
  * a mapping of ours about to be written whole; the pages at either end stay
- * small, so nothing outside it is made resident. Advice only: without THP
- * the buffer works as before.
+ * small, so nothing outside it is made resident. Never memory from malloc():
+ * the advice would outlive the buffer, on memory handed out again. Advice
+ * only: without THP the buffer works as before.
  */
 void huge_advise(void *p, size_t len);
 
