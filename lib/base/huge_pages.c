@@ -20,7 +20,7 @@ void huge_advise(void *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
-void *huge_map(size_t len, int flags)
+void *huge_map(size_t len, int flags, bool whole)
 {
 	int prot = PROT_READ | PROT_WRITE;
 	unsigned char *p, *start;
@@ -28,7 +28,7 @@ void *huge_map(size_t len, int flags)
 
 	flags |= MAP_PRIVATE | MAP_ANONYMOUS;
 	if (len < HUGE_MIN || len > SIZE_MAX - HUGE_SIZE)
-		return mmap(NULL, len, prot, flags, -1, 0);
+		return mmap(NULL, len, prot, flags, -1, 0); /* too small to advise */
 	/*
 	 * Not every kernel places a mapping on a huge-page boundary: take one
 	 * huge page more and give back what lies before the boundary and after
@@ -45,5 +45,7 @@ void *huge_map(size_t len, int flags)
 	/* The mapping ends at p + span + HUGE_SIZE, at least span past start. */
 	if (p + HUGE_SIZE > start)
 		munmap(start + span, (size_t)(p + HUGE_SIZE - start));
+	if (whole)
+		huge_advise(start, len);
 	return start;
 }

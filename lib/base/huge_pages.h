@@ -2,6 +2,7 @@
 #ifndef LIDIA_HUGE_PAGES_H
 #define LIDIA_HUGE_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -15,9 +16,11 @@
 /*
  * Anonymous read-write memory of len bytes (mmap's flags added to
  * MAP_PRIVATE | MAP_ANONYMOUS) that starts on a huge-page boundary when it
- * is big enough to gain from one, or MAP_FAILED. munmap(p, len) releases it.
+ * is big enough to gain from one, or MAP_FAILED; whole: all of it is about
+ * to be written, huge_advise() it all (else the caller advises the parts
+ * it fills). munmap(p, len) releases it.
  */
-void *huge_map(size_t len, int flags);
+void *huge_map(size_t len, int flags, bool whole);
 
 /*
  * Ask for huge pages on the whole huge pages inside [p, p + len), a part of

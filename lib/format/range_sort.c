@@ -199,7 +199,7 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 	 * would stay on memory malloc hands out again).
 	 */
 	size_t keys_size = 2 * (n ? n : 1) * sizeof(struct key);
-	struct key *keys = huge_map(keys_size, 0);
+	struct key *keys = huge_map(keys_size, 0, true);
 	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
 	size_t(*count)[256] = NULL;
 	struct key differs;
@@ -207,7 +207,6 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 
 	if (keys == MAP_FAILED || !out || n > UINT32_MAX)
 		goto fail;
-	huge_advise(keys, keys_size);
 	if (threads >= 2 && n >= SHARED_MIN && sort_shared(keys, v, n, out))
 		goto done;
 	if (!(count = calloc(NPASSES, sizeof(*count))))

@@ -520,12 +520,11 @@ int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned th
 	    e->ehdr.e_ehsize > e->size)
 		goto out;
 	/* A mapping of its own: its pages can be given back once libdw has read them. */
-	c.buf = huge_map(c.total, 0);
+	c.buf = huge_map(c.total, 0, true); /* every byte of it is written */
 	if (c.buf == MAP_FAILED) {
 		err = -ENOMEM;
 		goto out;
 	}
-	huge_advise(c.buf, c.total); /* every byte of it is written */
 	if (!(err = fill(&c, threads)) &&
 	    !(err = elf_image_open_mem(out, c.buf, c.total, e->name, true)))
 		(*out)->map = c.buf;

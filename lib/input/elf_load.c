@@ -272,7 +272,7 @@ int elf_image_load_threads(struct lidia_elf *e, unsigned threads)
 	if (!e->lazy)
 		return 0;
 	n = unread_ranges(e, unread, (uint64_t)sysconf(_SC_PAGESIZE));
-	buf = huge_map(e->size, MAP_NORESERVE);
+	buf = huge_map(e->size, MAP_NORESERVE, false); /* read_all() advises what it reads */
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
 	err = read_data_threads(e, buf, unread, n, threads);

@@ -423,7 +423,8 @@ bool marked_init(struct marked *d, size_t head_cap, size_t body_cap)
 	d->head = mmap(NULL, head_cap * sizeof(*d->head), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	/* 8 bytes of slack: copies eight bytes at a time may go past the end. */
-	d->body = huge_map(body_cap + 8, MAP_NORESERVE);
+	/* Filled from its start for as long as the stream goes on: no more than a huge page unused. */
+	d->body = huge_map(body_cap + 8, MAP_NORESERVE, true);
 	if (d->head == MAP_FAILED || d->body == MAP_FAILED) {
 		if (d->head != MAP_FAILED)
 			munmap(d->head, head_cap * sizeof(*d->head));
@@ -433,8 +434,6 @@ bool marked_init(struct marked *d, size_t head_cap, size_t body_cap)
 		d->body = NULL;
 		return false;
 	}
-	/* Filled from its start for as long as the stream goes on: no more than a huge page unused. */
-	huge_advise(d->body, body_cap);
 	d->head_cap = head_cap;
 	d->body_cap = body_cap;
 	for (size_t i = 0; i < MARKED_WINDOW; i++)

@@ -66,7 +66,7 @@ static bool mapping_of(const void *p, uintptr_t *lo, uintptr_t *hi, bool *huge)
 
 static void check_map(size_t len, const char *what)
 {
-	unsigned char *p = huge_map(len, MAP_NORESERVE);
+	unsigned char *p = huge_map(len, MAP_NORESERVE, false);
 	size_t span = (len + 4095) & ~(size_t)4095;
 	uintptr_t lo, hi;
 	bool huge;
@@ -83,6 +83,21 @@ static void check_map(size_t len, const char *what)
 	CHECK(!mapped(p) && !mapped(p + span - 1), "%s: and leaves nothing of it", what);
 }
 
+/* huge_map(whole): every page of it asks for huge pages, at once. */
+static void check_whole(void)
+{
+	unsigned char *p = huge_map(8 * MIB, 0, true);
+	uintptr_t lo, hi;
+	bool first = false, last = false;
+
+	if (p == MAP_FAILED)
+		return;
+	first = mapping_of(p, &lo, &hi, &first) && first;
+	last = mapping_of(p + 8 * MIB - 1, &lo, &hi, &last) && last;
+	CHECK(first && last, "huge_map(whole): all of it asks for huge pages");
+	munmap(p, 8 * MIB);
+}
+
 int main(void)
 {
 	unsigned char *p;
@@ -93,12 +108,12 @@ int main(void)
 	check_map(8 * MIB + 12345, "8 MiB and a bit");
 	check_map(37 * MIB + 4096, "37 MiB and a page");
 
-	p = huge_map(64 * 1024, 0);
+	p = huge_map(64 * 1024, 0, false);
 	CHECK(p != MAP_FAILED && mapped(p), "a small buffer: an ordinary mapping");
 	if (p != MAP_FAILED)
 		munmap(p, 64 * 1024);
 
-	p = huge_map(16 * MIB, MAP_NORESERVE);
+	p = huge_map(16 * MIB, MAP_NORESERVE, false);
 	if (p == MAP_FAILED)
 		return unit_exit();
 	/* From 1 MiB in, 11 MiB: the whole huge pages inside are 2-12 MiB. */
@@ -117,6 +132,7 @@ int main(void)
 		huge_advise(p + 14 * MIB, MIB);
 		CHECK(mapping_of(p + 14 * MIB, &lo, &hi, &huge) && !huge,
 		      "huge_advise: nothing for a range with no whole huge page");
+		check_whole();
 	}
 	CHECK(munmap(p, 16 * MIB) == 0 && !mapped(p + 2 * MIB), "an advised mapping unmaps whole");
 	return unit_exit();
