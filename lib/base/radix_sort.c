@@ -14,13 +14,12 @@
  * thread gives. A big file's orphan line rows were sorted on one thread
  * while the other had nothing to do.
  */
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "radix_sort.h"
+#include "thread_pair.h"
 
 #define KEY_BYTES 8
 
@@ -96,9 +95,10 @@ struct shared {
 	unsigned char *sorted; /* a or b, where the records end */
 };
 
-/* Thread t's share of every pass. */
-static void share(struct shared *s, unsigned t)
+/* Thread t's share of every pass (thread_pair_run()'s fn). */
+static void share(void *arg, unsigned t)
 {
+	struct shared *s = arg;
 	unsigned char *src = s->a, *dst = s->b, *swap;
 	size_t lo = t ? s->mid : 0, hi = t ? s->n : s->mid, size = s->size;
 	uint64_t first = key_of(s->a), differs = 0;
@@ -131,47 +131,30 @@ static void share(struct shared *s, unsigned t)
 		s->sorted = src;
 }
 
-static void *second_thread(void *arg)
-{
-	share(arg, 1);
-	return NULL;
-}
-
-/* The passes on two threads; NULL when the second cannot start. */
+/* The passes on two threads: where the records end, or NULL when the second cannot start. */
 static unsigned char *sort_shared(unsigned char *base, unsigned char *other, size_t n, size_t size)
 {
 	struct shared s = { .a = base, .b = other, .n = n, .size = size, .mid = n / 2 };
-	pthread_t tid;
 
-	if (pthread_barrier_init(&s.sync, NULL, 2))
-		return NULL;
-	if (pthread_create(&tid, NULL, second_thread, &s)) {
-		pthread_barrier_destroy(&s.sync);
-		return NULL;
-	}
-	share(&s, 0);
-	pthread_join(tid, NULL);
-	pthread_barrier_destroy(&s.sync);
-	return s.sorted;
+	return thread_pair_run(share, &s, &s.sync) ? s.sorted : NULL;
 }
 
-/* ---- One thread ----------------------------------------------------------------- */
+/* ---- One thread, or two ------------------------------------------------------- */
 
 void *radix_sort_u64(void *base, size_t n, size_t size, unsigned threads)
 {
 	size_t(*count)[256];
-	unsigned char *src = base, *dst, *other;
+	unsigned char *src = base, *dst, *other, *sorted;
 
 	if (n < 2)
 		return base;
 	other = malloc(n * size);
 	if (!other)
 		return NULL;
-	if (threads >= 2 && n >= SHARED_MIN && (src = sort_shared(base, other, n, size))) {
-		free(src == base ? other : base);
-		return src;
+	if (threads >= 2 && n >= SHARED_MIN && (sorted = sort_shared(base, other, n, size))) {
+		free(sorted == base ? other : base);
+		return sorted;
 	}
-	src = base;
 	if (!(count = calloc(KEY_BYTES, sizeof(*count)))) {
 		free(other);
 		return NULL;

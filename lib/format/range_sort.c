@@ -22,6 +22,7 @@
 
 #include "huge_pages.h"
 #include "range_sort.h"
+#include "thread_pair.h"
 
 struct key {
 	uint64_t va;
@@ -110,9 +111,10 @@ struct shared {
 	struct key *sorted; /* a or b, where the keys end */
 };
 
-/* Thread t's share of the keys, every pass, then of the gather. */
-static void share(struct shared *s, unsigned t)
+/* Thread t's share of the keys, every pass, then of the gather (thread_pair_run()'s fn). */
+static void share(void *arg, unsigned t)
 {
+	struct shared *s = arg;
 	struct key *src = s->a, *dst = s->b, differs;
 	size_t lo = t ? s->mid : 0, hi = t ? s->n : s->mid;
 	bool need[NPASSES];
@@ -146,28 +148,12 @@ static void share(struct shared *s, unsigned t)
 		s->out[i] = s->v[src[i].idx];
 }
 
-static void *second_thread(void *arg)
-{
-	share(arg, 1);
-	return NULL;
-}
-
 /* The keys, the passes and the gather on two threads; false when the second cannot start. */
 static bool sort_shared(struct key *keys, const struct brange *v, size_t n, struct brange *out)
 {
 	struct shared s = { .a = keys, .b = keys + n, .v = v, .out = out, .n = n, .mid = n / 2 };
-	pthread_t tid;
 
-	if (pthread_barrier_init(&s.sync, NULL, 2))
-		return false;
-	if (pthread_create(&tid, NULL, second_thread, &s)) {
-		pthread_barrier_destroy(&s.sync);
-		return false;
-	}
-	share(&s, 0);
-	pthread_join(tid, NULL);
-	pthread_barrier_destroy(&s.sync);
-	return true;
+	return thread_pair_run(share, &s, &s.sync);
 }
 
 /* ---- One thread ----------------------------------------------------------------- */
