@@ -48,16 +48,24 @@ void counts_read(const struct lidia_reader *r, struct counts *c)
 	count_ranges(r, 0, lidia_reader_count(r), c);
 }
 
+/* ex: a valid file holding c, size bytes. */
+static void existing_of(struct existing *ex, const struct counts *c, uint64_t size)
+{
+	ex->counts = *c;
+	ex->valid = true;
+	ex->level = counts_level(c);
+	ex->size = size;
+}
+
 /* Counts, level and size from an open reader. */
 static void existing_from(struct lidia_reader *r, struct existing *ex)
 {
 	struct lidia_file_info fi;
+	struct counts c;
 
 	lidia_reader_info(r, &fi);
-	counts_read(r, &ex->counts);
-	ex->valid = true;
-	ex->level = counts_level(&ex->counts);
-	ex->size = fi.file_size;
+	counts_read(r, &c);
+	existing_of(ex, &c, fi.file_size);
 }
 
 /* Which file st is, as a rename over it would change: device, inode, date and size. */
@@ -124,26 +132,25 @@ static void *second_half(void *arg)
  * threads: the second checks them while the first counts, then both count.
  * Reading back a big output just written was the longest step left on one
  * thread at the end of a run. The figures of a reader opened with
- * check_crc; false when the second thread cannot start.
+ * check_crc: when a CRC fails, the identity alone, as a failed open left.
  */
-static bool existing_shared(struct lidia_reader *r, struct existing *ex)
+static void existing_shared(struct lidia_reader *r, struct existing *ex)
 {
 	struct read_back rb = { .r = r };
 	pthread_t tid;
 
-	if (pthread_create(&tid, NULL, second_half, &rb))
-		return false;
-	count_chunks(&rb, 0);
-	pthread_join(tid, NULL);
-	if (!rb.crcs_hold)
-		return true; /* as if the open had failed: the identity alone */
-	ex->counts = (struct counts){ rb.half[0].functions + rb.half[1].functions,
-				      rb.half[0].inline_ranges + rb.half[1].inline_ranges,
-				      (size_t)rb.fi.lines.count };
-	ex->valid = true;
-	ex->level = counts_level(&ex->counts);
-	ex->size = rb.fi.file_size;
-	return true;
+	if (pthread_create(&tid, NULL, second_half, &rb)) {
+		second_half(&rb); /* no second thread: its work, every chunk with it, here */
+	} else {
+		count_chunks(&rb, 0);
+		pthread_join(tid, NULL);
+	}
+	if (rb.crcs_hold)
+		existing_of(ex,
+			    &(struct counts){ rb.half[0].functions + rb.half[1].functions,
+					      rb.half[0].inline_ranges + rb.half[1].inline_ranges,
+					      (size_t)rb.fi.lines.count },
+			    rb.fi.file_size);
 }
 
 void existing_read_fd(int fd, bool want_sha, unsigned threads, struct existing *ex)
@@ -162,14 +169,9 @@ void existing_read_fd(int fd, bool want_sha, unsigned threads, struct existing *
 	if (!S_ISREG(st.st_mode) ||
 	    lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = !shared)))
 		return;
-	if (shared && !existing_shared(r, ex)) {
-		/* No second thread after all: read as one thread does, the CRCs checked at open. */
-		lidia_reader_close(r);
-		if (lidia_reader_open_fd(&r, fd, &LIDIA_READER_OPTS(.check_crc = true)))
-			return;
-		shared = false;
-	}
-	if (!shared)
+	if (shared)
+		existing_shared(r, ex);
+	else
 		existing_from(r, ex);
 	lidia_reader_close(r);
 	if (want_sha && ex->valid)
