@@ -134,27 +134,36 @@ static uint64_t same(size_t i)
 	return 42;
 }
 
+/* A case: n records of size bytes keyed by keyf, sorted on threads. */
+static const struct {
+	size_t n, size;
+	uint64_t (*keyf)(size_t);
+	unsigned threads;
+	const char *what;
+} cases[] = {
+	{ 3000, sizeof(struct rec24), addresses, 1, "24-byte records, addresses" },
+	{ 3000, sizeof(struct rec48), addresses, 1, "48-byte records, addresses" },
+	{ 3000, sizeof(struct rec16), addresses, 1, "16-byte records, addresses" },
+	{ 3000, sizeof(struct rec24), repeated, 1, "equal keys keep their order" },
+	{ 3000, sizeof(struct rec48), repeated, 1, "equal keys keep their order (48)" },
+	{ 2000, sizeof(struct rec24), high_only, 1, "keys differing in the top byte only" },
+	{ 2000, sizeof(struct rec24), any, 1, "any 64-bit keys" },
+	{ 500, sizeof(struct rec24), same, 1, "every key the same: no pass" },
+	{ 1, sizeof(struct rec24), any, 1, "one record" },
+	{ 0, sizeof(struct rec24), any, 1, "no record" },
+	{ 200000, sizeof(struct rec24), addresses, 2, "two threads: 24-byte records, addresses" },
+	{ 131073, sizeof(struct rec48), repeated, 2,
+	  "two threads: equal keys keep their order, an odd count" },
+	{ 150000, sizeof(struct rec16), high_only, 2,
+	  "two threads: keys differing in the top byte only" },
+	{ 140000, sizeof(struct rec24), any, 2, "two threads: any 64-bit keys" },
+	{ 140000, sizeof(struct rec24), same, 2, "two threads: every key the same, no pass" },
+};
+
 int main(void)
 {
-	CHECK(agrees(3000, sizeof(struct rec24), addresses, 1), "24-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec48), addresses, 1), "48-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec16), addresses, 1), "16-byte records, addresses");
-	CHECK(agrees(3000, sizeof(struct rec24), repeated, 1), "equal keys keep their order");
-	CHECK(agrees(3000, sizeof(struct rec48), repeated, 1), "equal keys keep their order (48)");
-	CHECK(agrees(2000, sizeof(struct rec24), high_only, 1),
-	      "keys differing in the top byte only");
-	CHECK(agrees(2000, sizeof(struct rec24), any, 1), "any 64-bit keys");
-	CHECK(agrees(500, sizeof(struct rec24), same, 1), "every key the same: no pass");
-	CHECK(agrees(1, sizeof(struct rec24), any, 1), "one record");
-	CHECK(agrees(0, sizeof(struct rec24), any, 1), "no record");
-	CHECK(agrees(200000, sizeof(struct rec24), addresses, 2),
-	      "two threads: 24-byte records, addresses");
-	CHECK(agrees(131073, sizeof(struct rec48), repeated, 2),
-	      "two threads: equal keys keep their order, an odd count");
-	CHECK(agrees(150000, sizeof(struct rec16), high_only, 2),
-	      "two threads: keys differing in the top byte only");
-	CHECK(agrees(140000, sizeof(struct rec24), any, 2), "two threads: any 64-bit keys");
-	CHECK(agrees(140000, sizeof(struct rec24), same, 2),
-	      "two threads: every key the same, no pass");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(agrees(cases[i].n, cases[i].size, cases[i].keyf, cases[i].threads), "%s",
+		      cases[i].what);
 	return unit_exit();
 }
