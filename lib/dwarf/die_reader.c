@@ -53,6 +53,7 @@ void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct 
 		return;
 	r->abbrev_start = s->abbrev;
 	r->unit_start = s->info + unit_off;
+	r->secs = s;
 	r->unit_end = r->hdr.dies.end;
 	/* libdw must be reading the very bytes ours reads: its DIE is among them. */
 	if (at < (uintptr_t)r->hdr.dies.p || at >= (uintptr_t)r->unit_end)
@@ -61,6 +62,38 @@ void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct 
 	r->ours = r->table && r->table->ok;
 	if (r->ours)
 		size_forms(r);
+}
+
+const void *die_ref_target(const struct die_reader *r, const Dwarf_Attribute *a)
+{
+	struct cursor c = { a->valp, r->unit_end, false };
+	uint64_t off;
+
+	if (!r->ours || r->failed || !a->valp)
+		return NULL;
+	switch (a->form) {
+	case DW_FORM_ref1:
+	case DW_FORM_ref2:
+	case DW_FORM_ref4:
+	case DW_FORM_ref8:
+		off = cursor_u(&c, r->fixed[a->form]);
+		break;
+	case DW_FORM_ref_udata:
+		off = cursor_uleb10(&c);
+		break;
+	case DW_FORM_ref_addr:
+		/* An offset in the section, where libdw looks for its unit. */
+		off = cursor_u(&c, r->fixed[a->form]);
+		return c.bad || off >= r->secs->info_size ? NULL : r->secs->info + off;
+	case DW_FORM_GNU_ref_alt:
+		off = cursor_u(&c, r->hdr.offset_size);
+		return c.bad || !r->secs->alt_info || off >= r->secs->alt_info_size
+			       ? NULL
+			       : r->secs->alt_info + off;
+	default:
+		return NULL;
+	}
+	return c.bad || off >= (uint64_t)(r->unit_end - r->unit_start) ? NULL : r->unit_start + off;
 }
 
 static bool fail(struct die_reader *r)

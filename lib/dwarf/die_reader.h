@@ -52,6 +52,7 @@ struct die_reader {
 	Dwarf_Addr base; /* its base address, once base_known */
 	bool base_known;
 	const unsigned char *unit_start, *unit_end; /* the unit's header to its end */
+	const struct dwarf_sections *secs;
 	const unsigned char *abbrev_start;
 	uint8_t fixed[FIXED_FORMS]; /* the size of a form's value when it has one; else VARIABLE */
 	uint16_t plan_key;	    /* what fixed[] is made of (struct abbrev's plan) */
@@ -67,6 +68,15 @@ struct die_reader {
  */
 void die_reader_unit(struct die_reader *r, struct abbrev_cache *c, const struct dwarf_sections *s,
 		     const Dwarf_Die *in_unit, uint64_t unit_off, bool own);
+
+/*
+ * Where the DIE a reference attribute of a DIE of ours points begins, as
+ * dwarf_formref_die() would find it (its Dwarf_Die's addr), without looking
+ * for its unit: for a reference within the unit, into its .debug_info
+ * (DW_FORM_ref_addr) or its dwz file's (DW_FORM_GNU_ref_alt). NULL for the
+ * other forms, and past the end of the section.
+ */
+const void *die_ref_target(const struct die_reader *r, const Dwarf_Attribute *a);
 
 /* Read libdw's DIE into *d (false: ours could not; r->failed). */
 bool die_read(struct die_reader *r, const Dwarf_Die *die, struct die_attrs *d);

@@ -141,6 +141,32 @@ static void find_sections(const struct lidia_elf *e, struct dwarf_sections *s)
 	}
 }
 
+/* The bytes of alt's .debug_info that libdw reads (the same Elf_Data). */
+static void find_alt_info(Dwarf *alt, struct dwarf_sections *s)
+{
+	Elf *elf = alt ? dwarf_getelf(alt) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(n, ".debug_info"))
+			continue;
+		if ((d = elf_getdata(scn, NULL)) && d->d_buf) {
+			s->alt_info = d->d_buf;
+			s->alt_info_size = d->d_size;
+		}
+		return;
+	}
+}
+
 /* libdw's reading of e (NULL: e has no DWARF), with alt as its dwz file. */
 static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 {
@@ -151,6 +177,7 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 	if (!dw)
 		return NULL;
 	find_sections(e, &w->secs);
+	find_alt_info(alt, &w->secs);
 	for (size_t i = 0; i < nspans; i++)
 		debug_sections_drop_pages(e, spans[i].off, spans[i].size);
 	return dw;

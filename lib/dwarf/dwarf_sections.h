@@ -17,6 +17,8 @@ struct dwarf_sections {
 	size_t line_size, str_size, line_str_size;
 	const unsigned char *info, *abbrev;
 	size_t info_size, abbrev_size;
+	const unsigned char *alt_info; /* the dwz file's .debug_info, libdw's bytes of it */
+	size_t alt_info_size;
 };
 
 /*

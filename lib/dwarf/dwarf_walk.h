@@ -167,6 +167,7 @@ struct dw {
 	 * the walk; there are as many as the shared DIEs hold.
 	 */
 	struct origin_names shared_origins;
+	bool targets_differ; /* die_ref_target() once found another DIE than libdw */
 	/* The current unit's file names joined to its comp_dir, by libdw's name. */
 	const char *comp_dir;
 	const char *comp_dir_slash; /* comp_dir ending in one '/', made when first needed */
