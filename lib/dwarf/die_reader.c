@@ -231,6 +231,34 @@ static void plan(struct die_reader *r, struct abbrev *a)
 	a->plan_key = r->plan_key;
 }
 
+/* The values of a DIE of a at c, the kept ones into *d; false: ours cannot read them. */
+static bool read_values(struct die_reader *r, const struct abbrev *a, struct cursor *c,
+			struct die_attrs *d)
+{
+	/* Locals: note_attr() is given r, so that its fields would be loaded again each time. */
+	const struct attr_spec *specs = r->abbrevs->specs + a->first_spec;
+	const uint8_t *fixed = r->fixed;
+
+	for (uint32_t k = 0, n = a->nspecs; k < n; k++) {
+		const struct attr_spec *sp = &specs[k];
+		const unsigned char *valp = c->p;
+		unsigned form = sp->form, size;
+
+		if (form < FIXED_FORMS && (size = fixed[form]) != VARIABLE) {
+			if ((size_t)(c->end - c->p) < size)
+				return false;
+			c->p += size;
+		} else if (form == DW_FORM_implicit_const) {
+			valp = r->abbrev_start + sp->implicit; /* libdw's value is there */
+		} else if (form == DW_FORM_indirect || !skip_value(c, &r->hdr, form)) {
+			return false;
+		}
+		if (sp->noted && !note_attr(r, d, sp->attr, form, valp))
+			return false;
+	}
+	return true;
+}
+
 /* Ours: the DIE at p, in cu, into *d. */
 static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, struct die_attrs *d)
 {
@@ -253,23 +281,8 @@ static bool read_at(struct die_reader *r, const unsigned char *p, Dwarf_CU *cu, 
 		d->next = c.p + a->fixed_size;
 		return true;
 	}
-	for (uint32_t k = 0; k < a->nspecs; k++) {
-		const struct attr_spec *sp = &r->abbrevs->specs[a->first_spec + k];
-		const unsigned char *valp = c.p;
-		unsigned form = sp->form, size;
-
-		if (form < FIXED_FORMS && (size = r->fixed[form]) != VARIABLE) {
-			if ((size_t)(c.end - c.p) < size)
-				return fail(r);
-			c.p += size;
-		} else if (form == DW_FORM_implicit_const) {
-			valp = r->abbrev_start + sp->implicit; /* libdw's value is there */
-		} else if (form == DW_FORM_indirect || !skip_value(&c, &r->hdr, form)) {
-			return fail(r);
-		}
-		if (sp->noted && !note_attr(r, d, sp->attr, form, valp))
-			return fail(r);
-	}
+	if (!read_values(r, a, &c, d))
+		return fail(r);
 	d->next = c.p;
 	return true;
 }
