@@ -384,7 +384,7 @@ int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes)
 		b->ranges = p;
 		b->cap_ranges = b->nranges + ranges;
 	}
-	return strtab_reserve(&b->strings, string_bytes);
+	return strtab_reserve(&b->strings, string_bytes, ranges);
 }
 
 void builder_truncate(struct lidia_builder *b, size_t nranges)

@@ -11,7 +11,10 @@
  */
 void builder_truncate(struct lidia_builder *b, size_t nranges);
 
-/* Make room for n more ranges and string bytes at once (an estimate: it may still grow). */
+/*
+ * Make room for n more ranges, a new name each, and string bytes at once
+ * (an estimate: it may still grow).
+ */
 int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes);
 
 /* Threads finalize may use (the extraction's: lidia_extract_opts.threads); 0 or 1: one. */

@@ -62,10 +62,20 @@ static int rehash(struct strtab *t, size_t nslots)
 	return 0;
 }
 
-int strtab_reserve(struct strtab *t, size_t n)
+int strtab_reserve(struct strtab *t, size_t n, size_t strings)
 {
+	size_t nslots = t->nslots;
 	void *p;
 
+	/* Slots for them all at once: doubling on the way rehashed each string again. */
+	while (nslots && (t->count + strings) * 2 > nslots)
+		nslots *= 2;
+	if (nslots > t->nslots) {
+		int err = rehash(t, nslots);
+
+		if (err)
+			return err;
+	}
 	if (t->len + n <= t->cap)
 		return 0;
 	p = realloc(t->pool, t->len + n);

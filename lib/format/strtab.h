@@ -31,8 +31,8 @@ struct strtab {
 int strtab_init(struct strtab *t);
 void strtab_release(struct strtab *t);
 
-/* Make room for n more bytes of strings. */
-int strtab_reserve(struct strtab *t, size_t n);
+/* Make room for n more bytes of strings, in as many as strings more strings. */
+int strtab_reserve(struct strtab *t, size_t n, size_t strings);
 
 /* The offset of s[0..len) in the table, adding it on first use. */
 int strtab_intern(struct strtab *t, const char *s, size_t len, uint64_t *off);
