@@ -102,18 +102,19 @@ static size_t note_compressed(const struct lidia_elf *e, struct compressed_span 
 }
 
 /*
- * The sections our own readers read, as libdw left them (inflated).
+ * The sections of elf our own readers read, as libdw left them (inflated).
  * Little-endian images only: the readers read that byte order.
  */
-static void find_sections(const struct lidia_elf *e, struct dwarf_sections *s)
+static void read_sections(Elf *elf, struct dwarf_sections *s)
 {
+	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	memset(s, 0, sizeof(*s));
-	if (e->ehdr.e_ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(e->elf, &shstrndx))
+	if (!ident || ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(elf, &shstrndx))
 		return;
-	while ((scn = elf_nextscn(e->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		const unsigned char **data = NULL;
 		size_t *size = NULL;
 		const char *n;
@@ -121,8 +122,7 @@ static void find_sections(const struct lidia_elf *e, struct dwarf_sections *s)
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    (sh.sh_flags & SHF_COMPRESSED) ||
-		    !(n = elf_strptr(e->elf, shstrndx, sh.sh_name)))
+		    (sh.sh_flags & SHF_COMPRESSED) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
 		if (!strcmp(n, ".debug_line"))
 			data = &s->line, size = &s->line_size;
@@ -141,30 +141,17 @@ static void find_sections(const struct lidia_elf *e, struct dwarf_sections *s)
 	}
 }
 
-/* The bytes of alt's .debug_info that libdw reads (the same Elf_Data). */
-static void find_alt_info(Dwarf *alt, struct dwarf_sections *s)
+/* e's sections, and the .debug_info of alt (its dwz file, or NULL) that libdw reads. */
+static void find_sections(const struct lidia_elf *e, Dwarf *alt, struct dwarf_sections *s)
 {
-	Elf *elf = alt ? dwarf_getelf(alt) : NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct dwarf_sections of_alt;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+	read_sections(e->elf, s);
+	if (!alt || !s->info)
 		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		Elf_Data *d;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    (sh.sh_flags & SHF_COMPRESSED) ||
-		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(n, ".debug_info"))
-			continue;
-		if ((d = elf_getdata(scn, NULL)) && d->d_buf) {
-			s->alt_info = d->d_buf;
-			s->alt_info_size = d->d_size;
-		}
-		return;
-	}
+	read_sections(dwarf_getelf(alt), &of_alt);
+	s->alt_info = of_alt.info;
+	s->alt_info_size = of_alt.info_size;
 }
 
 /* libdw's reading of e (NULL: e has no DWARF), with alt as its dwz file. */
@@ -176,8 +163,7 @@ static Dwarf *begin(struct dw *w, const struct lidia_elf *e, Dwarf *alt)
 
 	if (!dw)
 		return NULL;
-	find_sections(e, &w->secs);
-	find_alt_info(alt, &w->secs);
+	find_sections(e, alt, &w->secs);
 	for (size_t i = 0; i < nspans; i++)
 		debug_sections_drop_pages(e, spans[i].off, spans[i].size);
 	return dw;

@@ -192,8 +192,8 @@ static const char *die_name(struct dw *w, Dwarf_Die *die)
 static const char *inline_name(struct dw *w, struct die_attrs *die)
 {
 	size_t kept_short = w->names_kept_short;
-	const void *target = NULL;
 	const struct die_reader *r = &w->reader;
+	const unsigned char *target = NULL;
 	struct origin_names *found_in;
 	Dwarf_Die origin;
 	const char *name;
@@ -201,20 +201,20 @@ static const char *inline_name(struct dw *w, struct die_attrs *die)
 	if (die->named || !die->origin.form)
 		return die_name(w, &die->die);
 	if (!w->targets_differ && (target = die_ref_target(r, &die->origin))) {
-		bool here = (const unsigned char *)target >= r->unit_start &&
-			    (const unsigned char *)target < r->unit_end;
-
-		if ((name = origin_names_find(here ? &w->origins : &w->shared_origins, target)))
+		found_in = target >= r->unit_start && target < r->unit_end ? &w->origins
+									   : &w->shared_origins;
+		if ((name = origin_names_find(found_in, target)))
 			return name;
 	}
 	if (!dwarf_formref_die(&die->origin, &origin))
 		return die_name(w, &die->die);
-	/* Never seen: ours and libdw's reading of references part, libdw's alone is used. */
-	if (target && target != origin.addr)
-		w->targets_differ = true;
 	found_in = origin.cu == die->die.cu ? &w->origins : &w->shared_origins;
-	if ((name = origin_names_find(found_in, origin.addr)))
-		return name;
+	/* Not looked for yet: no target, or (never seen) ours and libdw's part: libdw's alone then. */
+	if ((const void *)target != origin.addr) {
+		w->targets_differ |= target != NULL;
+		if ((name = origin_names_find(found_in, origin.addr)))
+			return name;
+	}
 	name = die_name(w, &origin);
 	if (name && w->names_kept_short == kept_short)
 		origin_names_add(found_in, origin.addr, name);
