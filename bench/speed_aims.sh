@@ -15,6 +15,10 @@
 #   ceph CPU      lidiagen -j 1 CPU over llvm-gsymutil-16 --num-threads 1   <= 0.5
 #   gold CPU      ld.gold's debug file with its dwz file (binutils-x86-64-
 #                 linux-gnu-dbg), the same ratio                            <= 0.5
+#                 (beside it, with no aim: the floor the issue names, one
+#                 inflate plus one pass, by others' code, bench/dwarf_floor.c:
+#                 libdeflate alone, then with libdw's pass over every DIE and
+#                 line program, over gsymutil's CPU)
 #   llvm symbols  libLLVM-16.so.1 (libllvm16, stripped: .dynsym only),
 #                 lidiagen --allow-dynsym-only CPU over Pyroscope's writer
 #                 (CreateLidia with CRC, files and lines, as its symbolizer
@@ -190,6 +194,27 @@ aim_gold() {
 		${BASELINE:+"bg:$(conv "$BASELINE" 1 "$f")"}
 	line "gold+dwz: CPU -j 1 / gsymutil 1 thread" "$(ratio "$(median lg 1)" "$(median gsym 1)")" \
 		"<=" 0.5 "$(cells lg gsym ${BASELINE:+bg})"
+	dwarf_floor "$f" "$(compgen -G "$CACHE/aims/gold/usr/lib/debug/.dwz/*/*.debug" | head -n 1)" \
+		"$(median gsym 1)" "$(median lg 1)"
+}
+
+# dwarf_floor ELF DWZ GSYM_CPU LG_CPU: the floor issue 26 names, one
+# inflate plus one pass over the DWARF, by others' code
+# (bench/dwarf_floor.c: libdeflate, then libdw over every DIE and line
+# program; medians of RUNS), beside gsymutil. No aim: what bounds the line.
+dwarf_floor() {
+	local bin=$tmp/dwarf_floor i inflate dies lines
+	${CC:-cc} -O2 -o "$bin" "$here/dwarf_floor.c" -ldw -lelf -ldeflate ||
+		die "cannot build bench/dwarf_floor.c"
+	: >"$tmp/floor"
+	for ((i = 0; i < RUNS; i++)); do "$bin" "$1" ${2:+"$2"} >>"$tmp/floor"; done
+	read -r inflate dies lines < <(sort -g -k1 "$tmp/floor" | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }' |
+		awk '{ print $1, $2, $3 }')
+	note "  floor: libdeflate inflating alone" "$(ratio "$inflate" "$3")" \
+		"$(awk -v s="$inflate" 'BEGIN { printf "%.3f", s }') s; lidiagen x$(ratio "$4" "$inflate") of it"
+	note "  floor: + libdw's pass (DIEs, lines)" \
+		"$(ratio "$(awk -v a="$inflate" -v b="$dies" -v c="$lines" 'BEGIN { print a + b + c }')" "$3")" \
+		"pass $(awk -v b="$dies" -v c="$lines" 'BEGIN { printf "%.3f + %.3f", b, c }') s"
 }
 
 aim_llvm() {
