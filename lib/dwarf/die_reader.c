@@ -13,6 +13,7 @@
 
 #include "die_reader.h"
 #include "internal.h"
+#include "range_lists.h"
 
 /* The size of each form's value in this unit that has one size (VARIABLE: the others). */
 static void size_forms(struct die_reader *r)
@@ -443,6 +444,13 @@ ptrdiff_t die_ranges(struct die_reader *r, struct die_attrs *d, ptrdiff_t off, D
 			off = 0;
 	} else if (off == 1) {
 		return 0; /* after the one range of the pc pair */
+	}
+	if (off > 1) {
+		ptrdiff_t next = range_list_next(r->secs, r->hdr.version, r->hdr.address_size, off,
+						 base, lo, hi, &off);
+
+		if (next != RANGE_LIST_LIBDW)
+			return next;
 	}
 	return dwarf_ranges(&d->die, off, base, lo, hi);
 }

@@ -134,7 +134,12 @@ static void read_sections(Elf *elf, struct dwarf_sections *s)
 			data = &s->info, size = &s->info_size;
 		else if (!strcmp(n, ".debug_abbrev"))
 			data = &s->abbrev, size = &s->abbrev_size;
-		if (data && (d = elf_getdata(scn, NULL)) && d->d_buf) {
+		else if (!strcmp(n, ".debug_ranges"))
+			data = &s->ranges, size = &s->ranges_size;
+		else if (!strcmp(n, ".debug_rnglists"))
+			data = &s->rnglists, size = &s->rnglists_size;
+		/* The first of a name, as libdw takes it. */
+		if (data && !*data && (d = elf_getdata(scn, NULL)) && d->d_buf) {
 			*data = d->d_buf;
 			*size = d->d_size;
 		}

@@ -9,7 +9,7 @@
 
 /*
  * The inflated sections lidiagen's own DWARF readers read (line_table.c,
- * unit_scan.c), as libdw left them; NULL: absent (or not of the byte order
+ * unit_scan.c, die_reader.c, range_lists.c), as libdw left them; NULL: absent (or not of the byte order
  * those readers read).
  */
 struct dwarf_sections {
@@ -17,6 +17,8 @@ struct dwarf_sections {
 	size_t line_size, str_size, line_str_size;
 	const unsigned char *info, *abbrev;
 	size_t info_size, abbrev_size;
+	const unsigned char *ranges, *rnglists; /* range lists: DWARF 4, DWARF 5 */
+	size_t ranges_size, rnglists_size;
 	const unsigned char *alt_info; /* the dwz file's .debug_info, libdw's bytes of it */
 	size_t alt_info_size;
 };
