@@ -161,7 +161,7 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 		 * new piece starts here, so that its file and call line agree. Nothing
 		 * deeper is open, so the pieces still nest.
 		 */
-		if (call_file && parent->file && pc > parent->va &&
+		if (call_file && parent->file && pc > parent->va && call_file != parent->file &&
 		    strcmp(call_file, parent->file)) {
 			int32_t n = parent->node;
 
@@ -180,7 +180,8 @@ int frames_segment(struct frames *fr, uint64_t pc, int32_t node, const char *fil
 
 	/* The innermost level owns this segment's file and line. */
 	l = &fr->levels[fr->depth];
-	if (file && l->file && strcmp(file, l->file) && pc > l->va) {
+	/* The same name is mostly the same pointer: strcmp() only for two. */
+	if (file && l->file && file != l->file && strcmp(file, l->file) && pc > l->va) {
 		/* A new file mid-range (#include of a .c file, //line): a new piece, same frame. */
 		int32_t n = l->node;
 
