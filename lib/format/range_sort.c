@@ -44,12 +44,18 @@ static unsigned key_byte(const struct key *k, int p)
 			       : (unsigned)(k->va >> (8 * (p - DEPTH_BYTES))) & 0xff;
 }
 
-/* Every pass's counts of each byte value, in one read of the keys. */
-static void count_all(const struct key *keys, size_t n, size_t (*count)[256])
+/* Every needed pass's counts of each byte value, in one read of the keys. */
+static void count_all(const struct key *keys, size_t n, const bool *need, size_t (*count)[256])
 {
+	int passes[NPASSES], np = 0;
+
+	/* Only those: a library's symbols differ in 3 or 4 bytes of their 12. */
+	for (int p = 0; p < NPASSES; p++)
+		if (need[p])
+			passes[np++] = p;
 	for (size_t i = 0; i < n; i++)
-		for (int p = 0; p < NPASSES; p++)
-			count[p][key_byte(&keys[i], p)]++;
+		for (int k = 0; k < np; k++)
+			count[passes[k]][key_byte(&keys[i], passes[k])]++;
 }
 
 /* src[lo, hi) moved to dst on byte p, the next place for each value in at. */
@@ -199,7 +205,7 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 		goto fail;
 	make_keys(v, keys, 0, n, &differs);
 	passes_needed(&differs, need);
-	count_all(keys, n, count);
+	count_all(keys, n, need, count);
 	sort_alone(keys, (const size_t(*)[256])count, need, v, n, out);
 done:
 	munmap(keys, keys_size);
