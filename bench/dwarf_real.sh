@@ -16,7 +16,8 @@
 #
 # Oracles:
 #   libc6, valgrind  llvm-symbolizer-16 --obj=DEBUG --output-style=JSON
-#   binutils         dwz: its debug files refer to usr/lib/debug/.dwz/... by
+#   binutils (and any -dbg package with usr/lib/debug/.dwz)
+#                    dwz: its debug files refer to usr/lib/debug/.dwz/... by
 #                    the absolute path /usr/lib/debug/.dwz/...; llvm-symbolizer
 #                    16 cannot follow DW_FORM_GNU_ref_alt/strp_alt, so its names
 #                    are blank there. Primary oracle "llvm+gdb": llvm's chain,
@@ -101,8 +102,9 @@ for pkg in $PKGS; do
 	dbg=$(unpack "$pkg-dbg")
 	ver=$(sed 's/^[^_]*_//; s/_[^_]*$//; s/%3a/:/' "$main/.unpacked")
 	extra=()
-	case $pkg in
-	binutils*)
+	# A -dbg package with a dwz file (binutils, libkrb5-3, liblua5.4-0, ...):
+	# llvm-symbolizer 16 cannot follow it, gdb fills in its names.
+	if [ -d "$dbg/usr/lib/debug/.dwz" ]; then
 		oracles=llvm+gdb,llvm,eu
 		extra+=(--dwz)
 		if ns_ok; then
@@ -111,9 +113,9 @@ for pkg in $PKGS; do
 			say "cannot bind-mount a private /usr/lib/debug (unshare -m needs root):"
 			say "gdb and eu-addr2line will not find the dwz file; names from them will be poor"
 		fi
-		;;
-	*) oracles=llvm ;;
-	esac
+	else
+		oracles=llvm
+	fi
 	say "$pkg $ver: comparing with $oracles ($SAMPLES addresses per file)"
 	python3 "$here/lib_dwarf_real.py" --lidiagen "$LIDIAGEN" --name "$pkg $ver" \
 		--main "$main" --dbg "$dbg" --oracle "$oracles" --work "$WORK/$pkg" \

@@ -145,6 +145,10 @@ def oracle_llvm(debug, addrs, ctx):
     rc, out, err = run([LLVM_SYMBOLIZER, "--obj=" + debug, "--output-style=JSON",
                         "--inlining", "--demangle", "--functions=linkage"],
                        "".join("0x%x\n" % a for a in addrs))
+    if rc != 0:
+        # A crash (llvm-symbolizer 16 recurses without end on some dwz'd files)
+        # would otherwise leave the addresses after it "skipped", unseen.
+        raise RuntimeError("llvm-symbolizer exited with %d on %s: %s" % (rc, debug, err[-500:]))
     res = {}
     for line in out.splitlines():
         o = json.loads(line)

@@ -23,6 +23,8 @@
 
 #include "abbrevs.h"
 #include "die_reader.h"
+#include "built_elf.h"
+#include "our_units.h"
 #include "unit.h"
 
 static const char shared_h[] = "static inline int mix(int x) { int s = 0; for (int i = 0; i < x; "
@@ -56,36 +58,6 @@ static bool write_file(const char *name, const char *text)
 	return (f = fopen(path, "w")) && fputs(text, f) >= 0 && !fclose(f);
 }
 
-static bool run(const char *cmd)
-{
-	char full[4096];
-
-	printf("# %s\n", cmd);
-	snprintf(full, sizeof(full), "cd %s && (%s) >/dev/null 2>&1", dir, cmd);
-	return system(full) == 0;
-}
-
-/* The data of e's section name, into *data and *size (left as they are when absent). */
-static void section_data(Elf *elf, const char *name, const unsigned char **data, size_t *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name) && (d = elf_getdata(scn, NULL))) {
-			*data = d->d_buf;
-			*size = d->d_size;
-		}
-	}
-}
-
 static void compare(const struct die_reader *r, struct die_attrs *d, struct tally *t)
 {
 	const void *ours = die_ref_target(r, &d->origin);
@@ -115,18 +87,10 @@ static void compare(const struct die_reader *r, struct die_attrs *d, struct tall
 	t->differ += ours != target.addr;
 }
 
-static void walk(struct die_reader *r, struct die_attrs *parent, struct tally *t, int depth)
+static void visit_die(struct die_reader *r, struct die_attrs *d, void *ctx)
 {
-	struct die_attrs child;
-
-	if (depth > 64 || die_child(r, parent, &child) != 0)
-		return;
-	do {
-		if (child.origin.form)
-			compare(r, &child, t);
-		walk(r, &child, t, depth + 1);
-	} while (die_sibling(r, &child) == 0);
-	die_children_read(r, parent);
+	if (d->origin.form)
+		compare(r, d, ctx);
 }
 
 /* Every unit of path (with alt_path as its dwz file, or NULL) through our reader. */
@@ -136,35 +100,18 @@ static bool tally_file(const char *path, const char *alt_path, struct tally *t)
 	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
 	Dwarf *alt = alt_fd >= 0 ? dwarf_begin(alt_fd, DWARF_C_READ) : NULL;
 	struct dwarf_sections s = { 0 };
-	struct abbrev_cache cache = { 0 };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
 	bool ok = dw && (!alt_path || alt);
 
 	if (ok) {
 		if (alt)
 			dwarf_setalt(dw, alt);
-		section_data(dwarf_getelf(dw), ".debug_info", &s.info, &s.info_size);
-		section_data(dwarf_getelf(dw), ".debug_abbrev", &s.abbrev, &s.abbrev_size);
+		built_section(dwarf_getelf(dw), ".debug_info", &s.info, &s.info_size);
+		built_section(dwarf_getelf(dw), ".debug_abbrev", &s.abbrev, &s.abbrev_size);
 		if (alt)
-			section_data(dwarf_getelf(alt), ".debug_info", &s.alt_info,
-				     &s.alt_info_size);
+			built_section(dwarf_getelf(alt), ".debug_info", &s.alt_info,
+				      &s.alt_info_size);
 	}
-	while (ok && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		struct die_reader r;
-		struct die_attrs root;
-		Dwarf_Die cudie;
-
-		if (dwarf_offdie(dw, off + hsize, &cudie)) {
-			die_reader_unit(&r, &cache, &s, &cudie, off, true);
-			ok = r.ours && die_read(&r, &cudie, &root);
-			if (ok)
-				walk(&r, &root, t, 0);
-			ok = ok && !r.failed;
-		}
-		off = next;
-	}
-	abbrev_cache_release(&cache);
+	ok = ok && our_units(dw, &s, visit_die, t);
 	if (dw)
 		dwarf_end(dw);
 	if (alt)
@@ -212,11 +159,12 @@ int main(void)
 	elf_version(EV_CURRENT);
 	CHECK(write_file("h.h", shared_h) && write_file("u1.c", u1_c) && write_file("u2.c", u2_c),
 	      "sources written");
-	CHECK(run("cc -O2 -g -DV=1 -o one u1.c u2.c && cc -O2 -g -DV=2 -o a u1.c u2.c && "
-		  "cc -O2 -g -DV=3 -o b u1.c u2.c"),
+	CHECK(built_run(dir,
+			"cc -O2 -g -DV=1 -o one u1.c u2.c && cc -O2 -g -DV=2 -o a u1.c u2.c && "
+			"cc -O2 -g -DV=3 -o b u1.c u2.c"),
 	      "three programs built");
-	CHECK(run("dwz one"), "dwz one");
-	CHECK(run("dwz -m common.debug a b"), "dwz -m common.debug a b");
+	CHECK(built_run(dir, "dwz one"), "dwz one");
+	CHECK(built_run(dir, "dwz -m common.debug a b"), "dwz -m common.debug a b");
 	one = check_file("one", NULL);
 	CHECK(one.in_unit > 0 && one.ref_addr > 0,
 	      "one: references within units and to partial units");

@@ -22,6 +22,8 @@
 #include "abbrevs.h"
 #include "die_reader.h"
 #include "range_lists.h"
+#include "built_elf.h"
+#include "our_units.h"
 #include "unit.h"
 
 /* Cold paths (split off by -freorder-blocks-and-partition) inside inlined bodies. */
@@ -43,35 +45,6 @@ static char dir[] = "/tmp/lidia-test-range-lists.XXXXXX";
 struct tally {
 	size_t lists, ranges, differ, left_to_libdw;
 };
-
-static bool run(const char *cmd)
-{
-	char full[4096];
-
-	printf("# %s\n", cmd);
-	snprintf(full, sizeof(full), "cd %s && (%s) >/dev/null 2>&1", dir, cmd);
-	return system(full) == 0;
-}
-
-static void section_data(Elf *elf, const char *name, const unsigned char **data, size_t *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name) && (d = elf_getdata(scn, NULL))) {
-			*data = d->d_buf;
-			*size = d->d_size;
-		}
-	}
-}
 
 /* d's ranges by dwarf_ranges() and by ours (die_ranges() and range_list_next() alone). */
 static void compare(struct die_reader *r, struct die_attrs *d, struct tally *t)
@@ -113,17 +86,9 @@ static void compare(struct die_reader *r, struct die_attrs *d, struct tally *t)
 	}
 }
 
-static void walk(struct die_reader *r, struct die_attrs *parent, struct tally *t, int depth)
+static void visit_die(struct die_reader *r, struct die_attrs *d, void *ctx)
 {
-	struct die_attrs child;
-
-	if (depth > 64 || die_child(r, parent, &child) != 0)
-		return;
-	do {
-		compare(r, &child, t);
-		walk(r, &child, t, depth + 1);
-	} while (die_sibling(r, &child) == 0);
-	die_children_read(r, parent);
+	compare(r, d, ctx);
 }
 
 static bool tally_file(const char *path, struct tally *t)
@@ -131,34 +96,17 @@ static bool tally_file(const char *path, struct tally *t)
 	int fd = open(path, O_RDONLY);
 	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
 	struct dwarf_sections s = { 0 };
-	struct abbrev_cache cache = { 0 };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
 	bool ok = dw != NULL;
 
 	if (ok) {
 		Elf *elf = dwarf_getelf(dw);
 
-		section_data(elf, ".debug_info", &s.info, &s.info_size);
-		section_data(elf, ".debug_abbrev", &s.abbrev, &s.abbrev_size);
-		section_data(elf, ".debug_ranges", &s.ranges, &s.ranges_size);
-		section_data(elf, ".debug_rnglists", &s.rnglists, &s.rnglists_size);
+		built_section(elf, ".debug_info", &s.info, &s.info_size);
+		built_section(elf, ".debug_abbrev", &s.abbrev, &s.abbrev_size);
+		built_section(elf, ".debug_ranges", &s.ranges, &s.ranges_size);
+		built_section(elf, ".debug_rnglists", &s.rnglists, &s.rnglists_size);
 	}
-	while (ok && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		struct die_reader r;
-		struct die_attrs root;
-		Dwarf_Die cudie;
-
-		if (dwarf_offdie(dw, off + hsize, &cudie)) {
-			die_reader_unit(&r, &cache, &s, &cudie, off, true);
-			ok = r.ours && die_read(&r, &cudie, &root);
-			if (ok)
-				walk(&r, &root, t, 0);
-			ok = ok && !r.failed;
-		}
-		off = next;
-	}
-	abbrev_cache_release(&cache);
+	ok = ok && our_units(dw, &s, visit_die, t);
 	if (dw)
 		dwarf_end(dw);
 	if (fd >= 0)
@@ -172,7 +120,7 @@ static void check_program(const char *name, const char *flags)
 	struct tally t = { 0 };
 
 	snprintf(cmd, sizeof(cmd), "cc -O2 %s -o %s prog.c", flags, name);
-	CHECK(run(cmd), "%s built", name);
+	CHECK(built_run(dir, cmd), "%s built", name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	CHECK(tally_file(path, &t), "%s: every unit read by our reader", name);
 	CHECK(t.lists > 0 && t.ranges > t.lists, "%s: range lists met (%zu lists, %zu ranges)",
