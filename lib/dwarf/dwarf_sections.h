@@ -9,8 +9,8 @@
 
 /*
  * The inflated sections lidiagen's own DWARF readers read (line_table.c,
- * unit_scan.c, die_reader.c, range_lists.c), as libdw left them; NULL: absent (or not of the byte order
- * those readers read).
+ * unit_scan.c, die_reader.c, range_lists.c), as libdw left them; NULL:
+ * absent (or not of the byte order those readers read).
  */
 struct dwarf_sections {
 	const unsigned char *line, *str, *line_str;
