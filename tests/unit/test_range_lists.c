@@ -217,6 +217,51 @@ static void check_made_up(void)
 	      "v4: a pair cut short: libdw's");
 }
 
+/*
+ * Random bytes as lists, from every position: ours reads within the
+ * section (ASan's builds check it) and moves on at each range, so that a
+ * caller's loop ends; or it gives the list's end, or libdw's turn.
+ */
+static void check_random(void)
+{
+	unsigned char buf[64];
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	size_t bad = 0, ranges = 0, ends = 0;
+
+	for (int round = 0; round < 4000; round++) {
+		size_t size = 1 + unit_next_random(&state) % sizeof(buf);
+		unsigned v = round % 2 ? 5 : 4;
+
+		for (size_t i = 0; i < size; i++)
+			buf[i] = (unsigned char)(unit_next_random(&state) % 9 < 6
+							 ? unit_next_random(&state) % 8
+							 : unit_next_random(&state));
+		for (size_t start = 0; start < size; start++) {
+			Dwarf_Addr base = 0, lo, hi;
+			ptrdiff_t off = (ptrdiff_t)start, next, resume;
+
+			for (int step = 0; step < 64; step++) {
+				next = made_up(buf, size, v, off, &base, &lo, &hi, &resume);
+				if (next == RANGE_LIST_LIBDW) {
+					bad += resume < off || (size_t)resume > size;
+					break;
+				}
+				if (next == 0) {
+					ends++;
+					break;
+				}
+				ranges++;
+				bad += next <= off || (size_t)next > size;
+				off = next;
+			}
+		}
+	}
+	CHECK(!bad && ranges && ends,
+	      "random lists: each range moves on within the section (%zu ranges, %zu ends, %zu "
+	      "bad)",
+	      ranges, ends, bad);
+}
+
 int main(void)
 {
 	char cmd[256];
@@ -227,6 +272,7 @@ int main(void)
 	}
 	elf_version(EV_CURRENT);
 	check_made_up();
+	check_random();
 	snprintf(cmd, sizeof(cmd), "%s/prog.c", dir);
 	{
 		FILE *f = fopen(cmd, "w");
