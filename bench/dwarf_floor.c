@@ -3,13 +3,15 @@
  * bench/dwarf_floor FILE [ALT]: the floor issue 26 sets a DWARF conversion
  * against, "one inflate of the compressed sections plus one pass over the
  * DWARF", measured with other people's code: libdeflate inflating every
- * zlib'd debug section a converter must read (not the location lists,
- * macros, lookup tables or call frames), then libdw visiting every DIE of
- * every unit (dwarf_child, dwarf_siblingof) and decoding every unit's line
- * program (dwarf_getsrclines). ALT is FILE's dwz file, read the same way.
- * Prints the CPU seconds of the inflating, of the DIEs and of the line
- * programs, then the bytes inflated, the DIEs and the line rows. Reading the files and handing libdw the inflated sections are
- * not counted.
+ * zlib'd debug section a converter must read (those lidiagen reads, by
+ * the library's own list: not the location lists, macros, lookup tables
+ * or call frames), then libdw visiting every DIE of every unit
+ * (dwarf_child, dwarf_siblingof) and decoding every unit's line program
+ * (dwarf_getsrclines). ALT is FILE's dwz file, read the same way. Prints
+ * the CPU seconds of the inflating, of the DIEs and of the line programs,
+ * then the bytes inflated, the DIEs and the line rows. Reading the files
+ * and handing libdw the inflated sections are not counted. Built by
+ * speed_aims.sh against build/liblidia-internal.a.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,6 +24,8 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libdeflate.h>
+
+#include "debug_sections.h"
 
 struct file {
 	int fd;
@@ -37,18 +41,10 @@ static double cpu_seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The sections lidiagen reads (lib/input/debug_sections.c skips the rest). */
+/* The sections lidiagen reads: the library's own list of those it skips. */
 static int wanted(const char *n)
 {
-	static const char *const unread[] = { "loc",	  "mac",     "aranges", "pubnames",
-					      "pubtypes", "gnu_pub", "names",	"frame" };
-
-	if (!n || strncmp(n, ".debug_", 7))
-		return 0;
-	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
-		if (!strncmp(n + 7, unread[i], strlen(unread[i])))
-			return 0;
-	return 1;
+	return n && !strncmp(n, ".debug_", 7) && !debug_section_unread(n);
 }
 
 /* Inflates every wanted gABI zlib section of f with libdeflate; its CPU seconds. */

@@ -202,19 +202,23 @@ aim_gold() {
 # inflate plus one pass over the DWARF, by others' code
 # (bench/dwarf_floor.c: libdeflate, then libdw over every DIE and line
 # program; medians of RUNS), beside gsymutil. No aim: what bounds the line.
+# It takes the library's list of the sections lidiagen reads, from the
+# build tree's internal archive (make).
 dwarf_floor() {
-	local bin=$tmp/dwarf_floor i inflate dies lines
-	${CC:-cc} -O2 -o "$bin" "$here/dwarf_floor.c" -ldw -lelf -ldeflate ||
+	local bin=$tmp/dwarf_floor lib=$root/build/liblidia-internal.a i d inc=(-I"$root/lib")
+	[ -f "$lib" ] || die "$lib: not built (run make first)"
+	for d in "$root"/lib/*/; do inc+=(-I"${d%/}"); done
+	# shellcheck disable=SC2046 # pkg-config's words
+	${CC:-cc} -O2 "${inc[@]}" -o "$bin" "$here/dwarf_floor.c" "$lib" \
+		$(pkg-config --libs libelf libdw libzstd liblzma libdeflate) -lpthread -ldl ||
 		die "cannot build bench/dwarf_floor.c"
 	: >"$tmp/floor"
 	for ((i = 0; i < RUNS; i++)); do "$bin" "$1" ${2:+"$2"} >>"$tmp/floor"; done
-	read -r inflate dies lines < <(sort -g -k1 "$tmp/floor" | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }' |
-		awk '{ print $1, $2, $3 }')
-	note "  floor: libdeflate inflating alone" "$(ratio "$inflate" "$3")" \
-		"$(awk -v s="$inflate" 'BEGIN { printf "%.3f", s }') s; lidiagen x$(ratio "$4" "$inflate") of it"
+	note "  floor: libdeflate inflating alone" "$(ratio "$(median floor 1)" "$3")" \
+		"$(median floor 1) s; lidiagen x$(ratio "$4" "$(median floor 1)") of it"
 	note "  floor: + libdw's pass (DIEs, lines)" \
-		"$(ratio "$(awk -v a="$inflate" -v b="$dies" -v c="$lines" 'BEGIN { print a + b + c }')" "$3")" \
-		"pass $(awk -v b="$dies" -v c="$lines" 'BEGIN { printf "%.3f + %.3f", b, c }') s"
+		"$(ratio "$(awk -v a="$(median floor 1)" -v b="$(median floor 2)" -v c="$(median floor 3)" \
+			'BEGIN { print a + b + c }')" "$3")" "pass $(median floor 2) + $(median floor 3) s"
 }
 
 aim_llvm() {
