@@ -33,6 +33,15 @@
 #  5. A line program no unit names (hand-written assembly whose .debug_info
 #     is removed; and a program with .debug_line alone): compared with the
 #     oracles on the same link with the unit kept.
+#  6. Line rows of code no unit claims (hand-written units of our own): a
+#     thunk after a function, under the row in effect at its end, outside
+#     its unit's DIE range and then outside its .debug_aranges set (read
+#     before the DIE); a COMDAT function whose discarded copy's rows the
+#     linker moved onto the kept one, two programs describing one code, the
+#     lines those of the unit that claims it, in either link order, and
+#     where both claim it (LLVM 16's choice between them). Here the oracle
+#     is llvm-symbolizer alone: eu-addr2line finds no unit without a DIE
+#     that covers the code.
 # A tool that is missing is a skip, but for those CI installs.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -295,6 +304,40 @@ unnamed_lines() {
 	done
 }
 
+# ---- 6. Line rows of code no unit claims ------------------------------------
+unclaimed_rows() {
+	local d=$work/unclaimed v
+	build unclaimed-as as "$SRC/unclaimed.s" -o "$d.o" &&
+		build unclaimed-aranges-as as --defsym ARANGES=1 "$SRC/unclaimed.s" -o "$d-ar.o" &&
+		build unclaimed-link gcc -nostdlib -Wl,-e,uc_main -Wl,--build-id "$d.o" -o "$d" &&
+		build unclaimed-aranges-link gcc -nostdlib -Wl,-e,uc_main -Wl,--build-id "$d-ar.o" \
+			-o "$d-ar" ||
+		return
+	for v in "$d" "$d-ar"; do
+		convert "$(basename "$v")" "$v" &&
+			"$PYTHON" "$ORACLE" compare --label "$(basename "$v") vs llvm-symbolizer" \
+				--lidiagen "$LIDIAGEN" --lidia "$LIDIA_OUT" --code "$v" \
+				--llvm "$LLVM_SYMBOLIZER" --llvm-obj "$v" --min-names 100 --min-lines 100
+	done
+	d=$work/comdat
+	for v in 1 2; do
+		build "comdat-as-$v" as --defsym SIDE=$v "$SRC/comdat.s" -o "$d-$v.o" &&
+			build "comdat-overlap-as-$v" as --defsym SIDE=$v --defsym OVERLAP=1 \
+				"$SRC/comdat.s" -o "$d-overlap-$v.o" || return
+	done
+	build comdat-12 gcc -nostdlib -Wl,-e,cd_one -Wl,--build-id "$d-1.o" "$d-2.o" -o "$d-12" &&
+		build comdat-21 gcc -nostdlib -Wl,-e,cd_one -Wl,--build-id "$d-2.o" "$d-1.o" -o "$d-21" &&
+		build comdat-overlap gcc -nostdlib -Wl,-e,cd_one -Wl,--build-id "$d-overlap-1.o" \
+			"$d-overlap-2.o" -o "$d-overlap" ||
+		return
+	for v in "$d-12" "$d-21" "$d-overlap"; do
+		convert "$(basename "$v")" "$v" &&
+			"$PYTHON" "$ORACLE" compare --label "$(basename "$v") vs llvm-symbolizer" \
+				--lidiagen "$LIDIAGEN" --lidia "$LIDIA_OUT" --code "$v" \
+				--llvm "$LLVM_SYMBOLIZER" --llvm-obj "$v" --min-names 100 --min-lines 100
+	done
+}
+
 icf
 ppc64_elfv1
 for t in x86_64-linux-gnu i386-linux-gnu aarch64-linux-gnu armv7a-linux-gnueabihf \
@@ -308,3 +351,4 @@ prelinked
 no_section_headers gnu
 no_section_headers sysv
 unnamed_lines
+unclaimed_rows

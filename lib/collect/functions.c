@@ -12,45 +12,70 @@ struct sweep {
 	size_t added;
 };
 
-/*
- * [from, to) of s with the orphan rows in it: a new piece wherever the rows'
- * file changes (an #include'd .c file, an inlined header function whose
- * subprogram is gone), so that each piece's file is true (spec section 5).
- */
-static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from, uint64_t to)
+/* One piece: [start, end), the first n of sw->lines, file its rows' (NULL: own, the symbol's). */
+static int put_piece(struct sweep *sw, struct lidia_range_desc *r, const char *own, uint64_t start,
+		     uint64_t end, const char *file, size_t n)
 {
-	const struct line_rows *rows = &sw->x->orphans;
-	bool files = sw->x->files;
-	size_t lo = 0, hi = rows->n, n = 0;
-	uint64_t start = from;
-	const char *file = NULL;
-	int err;
+	r->va = start;
+	r->length = end - start;
+	r->file = sw->x->files && file ? file : own;
+	r->lines = sw->lines;
+	r->line_count = n;
+	sw->added++;
+	sw->x->st.line_rows += n; /* the level the output holds counts them */
+	return lidia_builder_add(sw->x->b, r);
+}
 
-	while (lo < hi) { /* first row past from */
+/* The first orphan row past addr. */
+static size_t row_after(const struct line_rows *rows, uint64_t addr)
+{
+	size_t lo = 0, hi = rows->n;
+
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (rows->v[mid].addr > from)
+		if (rows->v[mid].addr > addr)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	for (size_t i = lo ? lo - 1 : 0; i < rows->n && rows->v[i].addr < to; i++) {
+	return lo;
+}
+
+/*
+ * [from, to) of s with the orphan rows in it: a new piece wherever the rows'
+ * file changes (an #include'd .c file, an inlined header function whose
+ * subprogram is gone), and where rows stop or start again (code no row
+ * describes has no file, as llvm-symbolizer's ??:0), so that each piece's
+ * file is true (spec section 5).
+ */
+static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t from, uint64_t to)
+{
+	const struct line_rows *rows = &sw->x->orphans;
+	const char *own = r->file, *file = NULL;
+	size_t first = row_after(rows, from), n = 0;
+	uint64_t start = from, real_at = 0;
+	bool real_seen = false; /* a row with a file at real_at */
+	int err;
+
+	for (size_t i = first ? first - 1 : 0; i < rows->n && rows->v[i].addr < to; i++) {
 		const struct line_row *row = &rows->v[i];
 		uint64_t at = row->addr > from ? row->addr : from;
 		uint32_t line = row->file && row->line > 0 ? (uint32_t)row->line : 0;
 
-		if (files && row->file && file && strcmp(row->file, file) && at > start) {
+		if (!row->file && row->line == LINE_ROW_SPAN_END && real_seen &&
+		    row->addr == real_at)
+			continue;
+		if (row->file) {
+			real_seen = true;
+			real_at = row->addr;
+		}
+		if (sw->x->files && at > start &&
+		    (row->file ? !file || strcmp(row->file, file) : file != NULL)) {
 			/* Rows at the split point (equal addresses) belong to the next piece. */
 			while (n && sw->lines[n - 1].offset >= at - start)
 				n--;
-			r->va = start;
-			r->length = at - start;
-			r->file = file;
-			r->lines = sw->lines;
-			r->line_count = n;
-			sw->added++;
-			sw->x->st.line_rows += n; /* the level the output holds counts them */
-			if ((err = lidia_builder_add(sw->x->b, r)))
+			if ((err = put_piece(sw, r, own, start, at, file, n)))
 				return err;
 			start = at;
 			n = 0;
@@ -71,15 +96,7 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 			return err;
 		sw->lines[n++] = (struct lidia_line){ (uint32_t)(at - start), line };
 	}
-	r->va = start;
-	r->length = to - start;
-	if (files && file)
-		r->file = file;
-	r->lines = sw->lines;
-	r->line_count = n;
-	sw->added++;
-	sw->x->st.line_rows += n;
-	return lidia_builder_add(sw->x->b, r);
+	return put_piece(sw, r, own, start, to, file, n);
 }
 
 static int add_piece(struct sweep *sw, const struct sym *s, uint64_t from, uint64_t to)

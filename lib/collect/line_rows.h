@@ -19,6 +19,13 @@ struct line_row {
 };
 
 /*
+ * The line of an orphan row with no file that ends the row before it where
+ * its program stops describing the code (orphan_spans.h): another program's
+ * row at its address, before or after it, holds.
+ */
+#define LINE_ROW_SPAN_END (-1)
+
+/*
  * Line rows that no DWARF function claims (units built with
  * -gline-tables-only, skeletons whose .dwo is gone): symbols take them.
  * Sorted by address; names holds the files' names, which outlive the units.

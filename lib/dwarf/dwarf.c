@@ -33,6 +33,7 @@
 #include "line_orphans.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "orphan_spans.h"
 #include "scan_chunks.h"
 #include "split_paths.h"
 #include "unit_chunks.h"
@@ -138,6 +139,8 @@ static void read_sections(Elf *elf, struct dwarf_sections *s)
 			data = &s->ranges, size = &s->ranges_size;
 		else if (!strcmp(n, ".debug_rnglists"))
 			data = &s->rnglists, size = &s->rnglists_size;
+		else if (!strcmp(n, ".debug_aranges"))
+			data = &s->aranges, size = &s->aranges_size;
 		/* The first of a name, as libdw takes it. */
 		if (data && !*data && (d = elf_getdata(scn, NULL)) && d->d_buf) {
 			*data = d->d_buf;
@@ -337,7 +340,7 @@ int extract_dwarf(struct extract_ctx *x, const struct lidia_elf *e, Dwarf *alt)
 		without_missing_splits(&w, e->name, search);
 		crew_open(&crew, &w, alt);
 		if (!(err = scan_all_units(&w, &crew)) && !(err = resolve_overlaps(&w)) &&
-		    !(err = plan_groups(&w))) {
+		    !(err = plan_groups(&w)) && !(err = plan_orphan_spans(&w))) {
 			if (read_in_runs(&w, e->elf, alt))
 				crew_start_runs(&crew, e->elf, alt);
 			err = walk_all_units(&w, &crew);

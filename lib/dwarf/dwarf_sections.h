@@ -9,7 +9,8 @@
 
 /*
  * The inflated sections lidiagen's own DWARF readers read (line_table.c,
- * unit_scan.c, die_reader.c, range_lists.c), as libdw left them; NULL:
+ * unit_scan.c, die_reader.c, range_lists.c,
+ * code_owners.c), as libdw left them; NULL:
  * absent (or not of the byte order those readers read).
  */
 struct dwarf_sections {
@@ -19,6 +20,8 @@ struct dwarf_sections {
 	size_t info_size, abbrev_size;
 	const unsigned char *ranges, *rnglists; /* range lists: DWARF 4, DWARF 5 */
 	size_t ranges_size, rnglists_size;
+	const unsigned char *aranges; /* which unit describes which code (code_owners.c) */
+	size_t aranges_size;
 	const unsigned char *alt_info; /* the dwz file's .debug_info, libdw's bytes of it */
 	size_t alt_info_size;
 };

@@ -12,6 +12,7 @@
 #include "dwarf_sections.h"
 #include "extract.h"
 #include "frames.h"
+#include "code_owners.h"
 #include "line_table.h"
 #include "name_blocks.h"
 #include "origin_names.h"
@@ -86,6 +87,8 @@ struct line_group {
 	uint32_t users;	     /* units with code still to read lines (the owner's comp_dir) */
 	size_t first, end;   /* its units: w->members[first, end), in unit order */
 	struct lines *lines; /* decoded: from the owner to the last user */
+	/* Where its orphan rows may be: w->orphan_spans[spans_first, spans_end). */
+	size_t spans_first, spans_end;
 };
 
 /* A unit by its line program: what groups are made of. */
@@ -126,6 +129,8 @@ struct dw {
 	struct line_group *groups;
 	size_t ngroups;
 	struct member *members;
+	/* The addresses whose lines are a group's program's (code_owners.h), by group. */
+	struct owned_span *orphan_spans;
 	/* The sections our own readers read (line_table.c, unit_scan.c). */
 	struct dwarf_sections secs;
 	Dwarf *dw; /* what listed the units */

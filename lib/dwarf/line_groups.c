@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "line_groups.h"
 #include "name_blocks.h"
+#include "orphan_spans.h"
 
 /* Buffers for a line program: a spare one (its arrays kept), or new; NULL: no memory. */
 static struct lines *lines_get(struct dw *w)
@@ -154,19 +155,21 @@ static int group_code(struct dw *w, const struct line_group *g, struct interval 
 
 /*
  * Keep the rows of g's program (w->rows) that no kept subprogram range of
- * its units covers: once per program, however many units name it.
+ * its units covers, where the program describes the code (orphan_spans.h):
+ * once per program, however many units name it.
  */
 int keep_orphans(struct dw *w, const struct line_group *g)
 {
-	struct line_rows *out = &w->x->orphans;
 	const char *last_in = NULL, *last_out = NULL;
 	bool open = false; /* the last row kept is in effect still */
+	struct span_clip clip;
 	struct interval *iv;
 	size_t niv, k = 0;
 	int err = group_code(w, g, &iv, &niv);
 
 	if (err)
 		return err;
+	span_clip_begin(&clip, w, g);
 	for (size_t i = 0; i < w->nrows && !err; i++) {
 		const struct line_row *r = &w->rows[i];
 		bool inside;
@@ -174,29 +177,25 @@ int keep_orphans(struct dw *w, const struct line_group *g)
 		while (k < niv && iv[k].hi <= r->addr)
 			k++;
 		inside = k < niv && iv[k].lo <= r->addr;
-		if (inside && open) {
-			/* A row left out ends the one kept before it: a row with no file. */
-			if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
-				break;
-			out->v[out->n++] = (struct line_row){ r->addr + w->x->bias, NULL, 0 };
+		if (inside && open) /* a row left out ends the one kept before it */
+			err = span_clip_row(&clip, r->addr, NULL, 0);
+		if (inside) {
 			open = false;
-		}
-		if (inside)
 			continue;
+		}
 		open = r->file != NULL;
 		if (r->file && r->file != last_in) { /* a copy that outlives the program */
 			last_in = r->file;
-			last_out = name_blocks_str(&out->names, r->file, NULL);
+			last_out = name_blocks_str(&w->x->orphans.names, r->file, NULL);
 			if (!last_out) {
 				err = -ENOMEM;
 				break;
 			}
 		}
-		if ((err = LIDIA_GROW(out->v, out->n + 1, out->cap)))
-			break;
-		out->v[out->n++] = (struct line_row){ r->addr + w->x->bias,
-						      r->file ? last_out : NULL, r->line };
+		err = span_clip_row(&clip, r->addr, r->file ? last_out : NULL, r->line);
 	}
+	if (!err)
+		err = span_clip_end(&clip);
 	free(iv);
 	return err;
 }
@@ -279,5 +278,6 @@ void line_groups_release(struct dw *w)
 		lines_free(w->groups[g].lines);
 	free(w->groups);
 	free(w->members);
+	free(w->orphan_spans);
 	lines_release_spares(w);
 }

@@ -28,7 +28,8 @@ int take_lines(struct dw *w, uint32_t u, struct lines **own, struct lines **deco
 
 /*
  * Keep the rows of g's program (w->rows) that no kept subprogram range of
- * its units covers: once per program, however many units name it.
+ * its units covers, where the program describes the code (orphan_spans.h):
+ * once per program, however many units name it.
  */
 int keep_orphans(struct dw *w, const struct line_group *g);
 

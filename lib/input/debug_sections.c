@@ -25,13 +25,14 @@
 
 /*
  * Never read, so never copied or inflated: location lists and macros, the
- * lookup tables (aranges, pubnames, names: the units are all read anyway)
- * and call frames.
+ * name lookup tables (pubnames, names: the units are all read anyway) and
+ * call frames. .debug_aranges is read: it says which unit's line program
+ * describes which code (code_owners.c).
  */
 bool debug_section_unread(const char *n)
 {
-	static const char *const unread[] = { "loc",	  "mac",     "aranges", "pubnames",
-					      "pubtypes", "gnu_pub", "names",	"frame" };
+	static const char *const unread[] = { "loc",	 "mac",	  "pubnames", "pubtypes",
+					      "gnu_pub", "names", "frame" };
 
 	n += !strncmp(n, ".zdebug_", 8) ? 8 : !strncmp(n, ".debug_", 7) ? 7 : 0;
 	for (size_t i = 0; i < ARRAY_SIZE(unread); i++)

@@ -31,8 +31,8 @@ int debug_sections_inflate(const struct lidia_elf *e, bool borrowed, unsigned th
 
 /*
  * Whether section n (a .debug_ or .zdebug_ one, or another) is one no reader
- * of ours or libdw's reads: location lists, macros, lookup tables (aranges,
- * pubnames, names: the units are all read anyway) and call frames.
+ * of ours or libdw's reads: location lists, macros, name lookup tables
+ * (pubnames, names: the units are all read anyway) and call frames.
  */
 bool debug_section_unread(const char *n);
 
