@@ -26,22 +26,6 @@ static int put_piece(struct sweep *sw, struct lidia_range_desc *r, const char *o
 	return lidia_builder_add(sw->x->b, r);
 }
 
-/* The first orphan row past addr. */
-static size_t row_after(const struct line_rows *rows, uint64_t addr)
-{
-	size_t lo = 0, hi = rows->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rows->v[mid].addr > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
 /*
  * [from, to) of s with the orphan rows in it: a new piece wherever the rows'
  * file changes (an #include'd .c file, an inlined header function whose
@@ -53,7 +37,7 @@ static int add_with_rows(struct sweep *sw, struct lidia_range_desc *r, uint64_t 
 {
 	const struct line_rows *rows = &sw->x->orphans;
 	const char *own = r->file, *file = NULL;
-	size_t first = row_after(rows, from), n = 0;
+	size_t first = line_rows_after(rows->v, rows->n, from), n = 0;
 	uint64_t start = from, real_at = 0;
 	bool real_seen = false; /* a row with a file at real_at */
 	int err;

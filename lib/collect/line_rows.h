@@ -25,6 +25,22 @@ struct line_row {
  */
 #define LINE_ROW_SPAN_END (-1)
 
+/* The index of the first of the n rows v (sorted by address) past addr (n: none). */
+static inline size_t line_rows_after(const struct line_row *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /*
  * Line rows that no DWARF function claims (units built with
  * -gline-tables-only, skeletons whose .dwo is gone): symbols take them.

@@ -304,17 +304,7 @@ static int collect_inlines(struct dw *w, struct die_attrs *die, Dwarf_Files *fil
 /* Index of the last row at or before addr, or -1. */
 static ptrdiff_t row_at(const struct dw *w, uint64_t addr)
 {
-	size_t lo = 0, hi = w->nrows;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->rows[mid].addr > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return (ptrdiff_t)lo - 1;
+	return (ptrdiff_t)line_rows_after(w->rows, w->nrows, addr) - 1;
 }
 
 /*
