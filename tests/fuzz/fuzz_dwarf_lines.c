@@ -17,7 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct dwarf_sections s = { data, data, data, size, size, size };
+	struct dwarf_sections s = {
+		.line = data,
+		.str = data,
+		.line_str = data,
+		.line_size = size,
+		.str_size = size,
+		.line_str_size = size,
+	};
 	struct line_table lt = { 0 };
 
 	for (unsigned as = 4; as <= 8; as += 4) {
@@ -26,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Units one after another, as in a real section; at most a few. */
 		for (int unit = 0; unit < 8 && off + 4 <= size; unit++) {
 			uint64_t len = (uint64_t)data[off] | (uint64_t)data[off + 1] << 8 |
-				       (uint64_t)data[off + 2] << 16 | (uint64_t)data[off + 3] << 24;
+				       (uint64_t)data[off + 2] << 16 |
+				       (uint64_t)data[off + 3] << 24;
 
 			if (!line_table_decode(&lt, &s, off, unit & 1 ? "/comp" : NULL, as)) {
 				for (size_t i = 1; i < lt.nrows; i++)

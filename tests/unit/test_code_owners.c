@@ -24,8 +24,9 @@ struct bytes {
 
 static void put(struct bytes *b, uint64_t x, unsigned size)
 {
+	/* Sizes past 8 (odd address sizes under test) pad with zeros. */
 	for (unsigned i = 0; i < size; i++)
-		b->v[b->n++] = (unsigned char)(x >> (8 * i));
+		b->v[b->n++] = i < 8 ? (unsigned char)(x >> (8 * i)) : 0;
 }
 
 /*
