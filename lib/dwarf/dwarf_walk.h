@@ -66,6 +66,7 @@ struct unit {
 	bool split;	/* a skeleton whose split unit was found */
 	bool has_lines; /* it names a line program */
 	bool has_code;	/* one of its subprogram ranges was kept */
+	bool no_ranges; /* read without libdw: no DIE of it, its own neither, has an address */
 };
 
 #define NO_GROUP UINT32_MAX

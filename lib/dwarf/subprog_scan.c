@@ -140,6 +140,7 @@ static bool partial_without_code(struct scanner *s, struct unit *un)
 	un->has_lines = f.has_lines;
 	un->line_offset = f.line_offset;
 	un->address_size = (uint8_t)f.address_size;
+	un->no_ranges = true;
 	return true;
 }
 
