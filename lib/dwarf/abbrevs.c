@@ -54,8 +54,8 @@ static int read_table(struct abbrev_cache *c, const struct dwarf_sections *s,
 		      struct abbrev_table *t)
 {
 	struct cursor cur = { s->abbrev + t->offset, s->abbrev + s->abbrev_size, false };
-	uint64_t tag, children;
-	bool strict = true;
+	uint64_t tag, children, last = 0;
+	bool strict = true, in_order = true;
 	int err;
 
 	t->first = c->nabbrevs;
@@ -78,10 +78,13 @@ static int read_table(struct abbrev_cache *c, const struct dwarf_sections *s,
 		if ((err = LIDIA_GROW(c->abbrevs, c->nabbrevs + 1, c->cap_abbrevs)))
 			return err;
 		c->abbrevs[c->nabbrevs++] = a;
+		in_order &= a.code > last;
+		last = a.code;
 	}
 	t->n = c->nabbrevs - t->first;
 	t->ok = !cur.bad && strict;
-	if (t->n) /* c->abbrevs is NULL until a table has an entry */
+	/* Compilers number a table 1, 2, 3...: sorted as it was read, most often. */
+	if (t->n && !in_order) /* c->abbrevs is NULL until a table has an entry */
 		sort_array(c->abbrevs + t->first, t->n, sizeof(*c->abbrevs), cmp_code);
 	/* A code defined twice: libdw takes the first, a sort either. */
 	for (size_t i = 1; i < t->n; i++)
