@@ -338,6 +338,21 @@ unclaimed_rows() {
 	done
 }
 
+# ---- 7. Names of inlined code along origins and specifications -------------
+# origins.s: declarations in a partial unit named by DW_FORM_strp, strx1 and
+# string, reached across units (DW_FORM_ref_addr) and through one to three
+# DIEs; read by lidiagen's own reader (name_chain.c), as libdw would.
+origin_names() {
+	local d=$work/origins
+	build origins-as as "$SRC/origins.s" -o "$d.o" &&
+		build origins-link gcc -nostdlib -Wl,-e,oc_main -Wl,--build-id "$d.o" -o "$d" ||
+		return
+	convert origins "$d" &&
+		"$PYTHON" "$ORACLE" compare --label "origins vs llvm-symbolizer" \
+			--lidiagen "$LIDIAGEN" --lidia "$LIDIA_OUT" --code "$d" \
+			--llvm "$LLVM_SYMBOLIZER" --llvm-obj "$d" --min-names 100 --min-lines 100
+}
+
 icf
 ppc64_elfv1
 for t in x86_64-linux-gnu i386-linux-gnu aarch64-linux-gnu armv7a-linux-gnueabihf \
@@ -352,3 +367,4 @@ no_section_headers gnu
 no_section_headers sysv
 unnamed_lines
 unclaimed_rows
+origin_names

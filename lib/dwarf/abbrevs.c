@@ -138,7 +138,7 @@ const struct abbrev_table *abbrev_table_at(struct abbrev_cache *c, const struct 
 	for (i = slot_of(offset, c->cap_slots); c->slots[i]; i = (i + 1) & (c->cap_slots - 1))
 		if (c->tables[c->slots[i] - 1].offset == offset)
 			return &c->tables[c->slots[i] - 1];
-	if (c->nabbrevs > ABBREVS_KEPT) {
+	if (c->nabbrevs > (c->kept ? c->kept : ABBREVS_KEPT)) {
 		forget_tables(c);
 		i = slot_of(offset, c->cap_slots);
 	}

@@ -60,6 +60,7 @@ struct abbrev_cache {
 	size_t ntables, cap_tables;
 	uint32_t *slots; /* open addressing by offset: table index + 1, 0 when free */
 	size_t cap_slots;
+	size_t kept; /* abbreviations kept before the cache forgets; 0: ABBREVS_KEPT */
 };
 
 /*

@@ -316,6 +316,60 @@ bool die_read(struct die_reader *r, const Dwarf_Die *die, struct die_attrs *d)
 	return true;
 }
 
+/* The slot of out for an attribute die_names_read() keeps, or NULL. */
+static Dwarf_Attribute *name_slot(struct die_names *out, uint64_t attr)
+{
+	switch (attr) {
+	case DW_AT_linkage_name:
+		return &out->linkage;
+	case DW_AT_MIPS_linkage_name:
+		return &out->mips_linkage;
+	case DW_AT_name:
+		return &out->name;
+	case DW_AT_abstract_origin:
+		return &out->origin;
+	case DW_AT_specification:
+		return &out->specification;
+	default:
+		return NULL;
+	}
+}
+
+bool die_names_read(struct die_reader *r, const Dwarf_Die *die, struct die_names *out)
+{
+	const unsigned char *p = die->addr;
+	struct cursor c = { p, r->unit_end, false };
+	const struct attr_spec *specs;
+	const struct abbrev *a;
+	uint64_t code;
+
+	memset(out, 0, sizeof(*out));
+	if (!r->ours || p < r->hdr.dies.p || p >= r->unit_end)
+		return false;
+	code = cursor_uleb10(&c);
+	if (c.bad || !code || !(a = abbrev_find(r->abbrevs, r->table, code)))
+		return false;
+	specs = r->abbrevs->specs + a->first_spec;
+	for (uint32_t k = 0; k < a->nspecs; k++) {
+		const unsigned char *valp = c.p;
+		unsigned form = specs[k].form, size;
+		Dwarf_Attribute *slot;
+
+		if (form < FIXED_FORMS && (size = r->fixed[form]) != VARIABLE) {
+			if ((size_t)(c.end - c.p) < size)
+				return false;
+			c.p += size;
+		} else if (form == DW_FORM_implicit_const) {
+			valp = r->abbrev_start + specs[k].implicit;
+		} else if (form == DW_FORM_indirect || !skip_value(&c, &r->hdr, form)) {
+			return false;
+		}
+		if ((slot = name_slot(out, specs[k].attr)))
+			keep(slot, specs[k].attr, form, valp, die->cu);
+	}
+	return true;
+}
+
 int die_child(struct die_reader *r, struct die_attrs *parent, struct die_attrs *child)
 {
 	const unsigned char *p = parent->next;

@@ -81,6 +81,18 @@ const void *die_ref_target(const struct die_reader *r, const Dwarf_Attribute *a)
 /* Read libdw's DIE into *d (false: ours could not; r->failed). */
 bool die_read(struct die_reader *r, const Dwarf_Die *die, struct die_attrs *d);
 
+/* The attributes that name a DIE, or lead to its name; form 0: absent. */
+struct die_names {
+	Dwarf_Attribute linkage, mips_linkage, name, origin, specification;
+};
+
+/*
+ * Ours: the first of each of those attributes of the DIE die (of the unit
+ * begun, its cu libdw's), as dwarf_attr() finds them; false when ours
+ * cannot read it as libdw would (r->failed is left as it was).
+ */
+bool die_names_read(struct die_reader *r, const Dwarf_Die *die, struct die_names *out);
+
 /* As dwarf_child(): 0 with *child, 1 when parent has none, -1 on an error. */
 int die_child(struct die_reader *r, struct die_attrs *parent, struct die_attrs *child);
 

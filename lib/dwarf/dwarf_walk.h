@@ -15,6 +15,7 @@
 #include "code_owners.h"
 #include "line_table.h"
 #include "name_blocks.h"
+#include "name_chain.h"
 #include "origin_names.h"
 #include "unit_scan.h"
 
@@ -138,8 +139,9 @@ struct dw {
 
 	/* ---- The walker's own: where its frames, orphans and counts go. */
 	struct extract_ctx *x;
-	Dwarf *own_dw;		     /* NULL: the first pass's DIEs are read as they are */
-	struct abbrev_cache abbrevs; /* for reader, the current unit's DIEs */
+	Dwarf *own_dw;			/* NULL: the first pass's DIEs are read as they are */
+	struct abbrev_cache abbrevs;	/* for reader, the current unit's DIEs */
+	struct name_reader name_reader; /* for die_name(): the units origins lie in */
 	struct die_reader reader;
 	size_t bad_file_index; /* call files that name no file */
 	/* Decoded line programs not in use, for the next ones (their buffers kept). */

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "line_groups.h"
 #include "line_table.h"
+#include "name_chain.h"
 #include "name_blocks.h"
 #include "node_ivs.h"
 #include "radix_sort.h"
@@ -168,9 +169,15 @@ static const char *demangled_name(struct dw *w, const char *s)
  */
 static const char *die_name(struct dw *w, Dwarf_Die *die)
 {
+	struct chain_names names;
 	Dwarf_Attribute attr;
 	const char *s = NULL;
 
+	if (chain_names_read(&w->name_reader, &w->secs, &w->reader, die, &names)) {
+		if (names.linkage && *names.linkage)
+			return demangled_name(w, names.linkage);
+		return names.name && *names.name ? names.name : NULL;
+	}
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 		s = dwarf_formstring(&attr);
@@ -679,4 +686,5 @@ void walk_release(struct dw *w)
 	origin_names_release(&w->origins);
 	origin_names_release(&w->shared_origins);
 	abbrev_cache_release(&w->abbrevs);
+	name_reader_release(&w->name_reader);
 }
