@@ -135,6 +135,14 @@ static inline uint64_t le_field(const unsigned char *p, unsigned width)
 	return width == 8 ? le64(p) : width == 4 ? le32(p) : le16(p);
 }
 
+/* Two uint64_t in ascending order, for qsort() and bsearch(). */
+static inline int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
 /* qsort, which must not be given a NULL base even for no elements. */
 static inline void sort_array(void *base, size_t n, size_t size,
 			      int (*cmp)(const void *, const void *))

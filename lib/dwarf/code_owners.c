@@ -16,13 +16,6 @@ int code_owners_add(struct code_owners *o, uint64_t unit_off, uint64_t lo, uint6
 	return 0;
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
 bool code_owners_listed(const struct code_owners *o, uint64_t unit_off)
 {
 	return o->nlisted && bsearch(&unit_off, o->listed, o->nlisted, sizeof(unit_off), cmp_u64);

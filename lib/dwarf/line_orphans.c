@@ -5,13 +5,6 @@
 #include "line_table.h"
 #include "name_blocks.h"
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
 static bool named(const uint64_t *v, size_t n, uint64_t off)
 {
 	return n && bsearch(&off, v, n, sizeof(*v), cmp_u64);
