@@ -8,7 +8,8 @@
  * attributes and ranges. The input is that of fuzz_dwarf_units (a 2-byte
  * little-endian length A, A bytes of .debug_abbrev, then .debug_info),
  * given to libdw as the sections of an ELF image made here. Each unit's
- * line program offset, as unit_stmt_list() reads it, must be libdw's too.
+ * line program offset, as unit_stmt_list() reads it, must be libdw's too,
+ * and the attributes die_names_read() finds of a DIE what dwarf_attr() finds.
  * Corpus: tests/fuzz/corpus/die_reader/ (see its README).
  */
 #include <dwarf.h>
@@ -78,6 +79,27 @@ static void note(struct walk *w, struct die_attrs *d)
 	w->v[w->n++] = s;
 }
 
+/* die_names_read() of d, where ours reads it, finds each attribute where dwarf_attr() does. */
+static void check_names(struct die_reader *r, struct die_attrs *d)
+{
+	static const unsigned attrs[5] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name,
+					   DW_AT_abstract_origin, DW_AT_specification };
+	struct die_names names;
+	const Dwarf_Attribute *ours[5] = { &names.linkage, &names.mips_linkage, &names.name,
+					   &names.origin, &names.specification };
+
+	if (!r->ours || !die_names_read(r, &d->die, &names))
+		return;
+	for (int k = 0; k < 5; k++) {
+		Dwarf_Attribute a;
+		bool found = dwarf_attr(&d->die, attrs[k], &a) != NULL;
+
+		if (found != (ours[k]->form != 0) ||
+		    (found && (a.form != ours[k]->form || a.valp != ours[k]->valp)))
+			abort();
+	}
+}
+
 /* As the passes walk: into children, but for structures (their siblings found past them). */
 static void walk_tree(struct walk *w, struct die_attrs *parent, int level)
 {
@@ -87,6 +109,7 @@ static void walk_tree(struct walk *w, struct die_attrs *parent, int level)
 		return;
 	do {
 		note(w, &child);
+		check_names(&w->r, &child);
 		if (child.tag != DW_TAG_structure_type)
 			walk_tree(w, &child, level + 1);
 	} while (w->n <= MAX_SEEN && die_sibling(&w->r, &child) == 0);
