@@ -49,28 +49,27 @@ static uint32_t group_at(const struct dw *w, uint64_t unit_off)
 static int by_group(struct dw *w, const struct code_owners *o)
 {
 	struct owned_span *v = malloc(o->n * sizeof(*v) + 1);
+	uint32_t *group = malloc(o->n * sizeof(*group) + 1); /* each span's, looked up once */
 
-	if (!v)
+	if (!v || !group) {
+		free(v);
+		free(group);
 		return -ENOMEM;
+	}
 	for (size_t g = 0; g < w->ngroups; g++)
 		w->groups[g].spans_first = w->groups[g].spans_end = 0;
-	for (size_t i = 0; i < o->n; i++) {
-		uint32_t g = group_at(w, o->v[i].unit_off);
-
-		if (g != NO_GROUP)
-			w->groups[g].spans_end++; /* a count, for now */
-	}
+	for (size_t i = 0; i < o->n; i++)
+		if ((group[i] = group_at(w, o->v[i].unit_off)) != NO_GROUP)
+			w->groups[group[i]].spans_end++; /* a count, for now */
 	for (size_t g = 0, at = 0; g < w->ngroups; g++) {
 		w->groups[g].spans_first = at;
 		at += w->groups[g].spans_end;
 		w->groups[g].spans_end = w->groups[g].spans_first;
 	}
-	for (size_t i = 0; i < o->n; i++) {
-		uint32_t g = group_at(w, o->v[i].unit_off);
-
-		if (g != NO_GROUP)
-			v[w->groups[g].spans_end++] = o->v[i];
-	}
+	for (size_t i = 0; i < o->n; i++)
+		if (group[i] != NO_GROUP)
+			v[w->groups[group[i]].spans_end++] = o->v[i];
+	free(group);
 	w->orphan_spans = v;
 	return 0;
 }
