@@ -18,6 +18,10 @@ prints each command it runs; tests/fuzz/corpus/convert/README lists the files.
                  (.gnu_debugdata: the symbols, xz-compressed, as Fedora does)
   cxx-*          the small C++ program below (namespaces, templates, a lambda)
   c-data-only.so a library of one variable: DWARF with no subprogram at all
+  asm-origins    tests/fixtures/corners/origins.s assembled and linked: a
+                 partial unit of declarations (strp, strx1, string names)
+                 that inlined code reaches through abstract origins and
+                 specifications across units (lib/dwarf/name_chain.c)
   go-*.elf       the synthetic pclntabs of tests/fuzz/corpus/pclntab/synth-*.bin
                  (written by tests/unit/test_pclntab.c) wrapped in a minimal ELF
                  image of their class and byte order: one PT_LOAD at 0x10000,
@@ -110,6 +114,11 @@ def build_c(tmp, out):
     run("xz", "-f", "-k", mini + ".syms")
     run("objcopy", "--strip-all", "--add-section", ".gnu_debugdata=" + mini + ".syms.xz", d5,
         os.path.join(out, "c-minidebuginfo"))
+    # Names along origins and specifications, by hand-written DWARF.
+    obj = os.path.join(tmp, "origins.o")
+    run("as", os.path.join(ROOT, "tests/fixtures/corners/origins.s"), "-o", obj)
+    run("gcc", "-nostdlib", "-Wl,-e,oc_main", "-Wl,--build-id", obj, "-o",
+        os.path.join(out, "asm-origins"))
 
 
 def elf_image(blob, bits, be):
