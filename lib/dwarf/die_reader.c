@@ -232,6 +232,30 @@ static void plan(struct die_reader *r, struct abbrev *a)
 	a->plan_key = r->plan_key;
 }
 
+/*
+ * Step c past the value of sp; *valp: where libdw reads it. False: ours
+ * cannot size it. The unit's sizes are given, not r, so that a caller's
+ * loop keeps them in registers.
+ */
+static inline bool step_value(const uint8_t *fixed, const unsigned char *abbrev_start,
+			      const struct unit_hdr *hdr, const struct attr_spec *sp,
+			      struct cursor *c, const unsigned char **valp)
+{
+	unsigned form = sp->form, size;
+
+	*valp = c->p;
+	if (form < FIXED_FORMS && (size = fixed[form]) != VARIABLE) {
+		if ((size_t)(c->end - c->p) < size)
+			return false;
+		c->p += size;
+	} else if (form == DW_FORM_implicit_const) {
+		*valp = abbrev_start + sp->implicit; /* libdw's value is there */
+	} else if (form == DW_FORM_indirect || !skip_value(c, hdr, form)) {
+		return false;
+	}
+	return true;
+}
+
 /* The values of a DIE of a at c, the kept ones into *d; false: ours cannot read them. */
 static bool read_values(struct die_reader *r, const struct abbrev *a, struct cursor *c,
 			struct die_attrs *d)
@@ -242,19 +266,11 @@ static bool read_values(struct die_reader *r, const struct abbrev *a, struct cur
 
 	for (uint32_t k = 0, n = a->nspecs; k < n; k++) {
 		const struct attr_spec *sp = &specs[k];
-		const unsigned char *valp = c->p;
-		unsigned form = sp->form, size;
+		const unsigned char *valp;
 
-		if (form < FIXED_FORMS && (size = fixed[form]) != VARIABLE) {
-			if ((size_t)(c->end - c->p) < size)
-				return false;
-			c->p += size;
-		} else if (form == DW_FORM_implicit_const) {
-			valp = r->abbrev_start + sp->implicit; /* libdw's value is there */
-		} else if (form == DW_FORM_indirect || !skip_value(c, &r->hdr, form)) {
+		if (!step_value(fixed, r->abbrev_start, &r->hdr, sp, c, &valp))
 			return false;
-		}
-		if (sp->noted && !note_attr(r, d, sp->attr, form, valp))
+		if (sp->noted && !note_attr(r, d, sp->attr, sp->form, valp))
 			return false;
 	}
 	return true;
@@ -351,21 +367,13 @@ bool die_names_read(struct die_reader *r, const Dwarf_Die *die, struct die_names
 		return false;
 	specs = r->abbrevs->specs + a->first_spec;
 	for (uint32_t k = 0; k < a->nspecs; k++) {
-		const unsigned char *valp = c.p;
-		unsigned form = specs[k].form, size;
+		const unsigned char *valp;
 		Dwarf_Attribute *slot;
 
-		if (form < FIXED_FORMS && (size = r->fixed[form]) != VARIABLE) {
-			if ((size_t)(c.end - c.p) < size)
-				return false;
-			c.p += size;
-		} else if (form == DW_FORM_implicit_const) {
-			valp = r->abbrev_start + specs[k].implicit;
-		} else if (form == DW_FORM_indirect || !skip_value(&c, &r->hdr, form)) {
+		if (!step_value(r->fixed, r->abbrev_start, &r->hdr, &specs[k], &c, &valp))
 			return false;
-		}
 		if ((slot = name_slot(out, specs[k].attr)))
-			keep(slot, specs[k].attr, form, valp, die->cu);
+			keep(slot, specs[k].attr, specs[k].form, valp, die->cu);
 	}
 	return true;
 }
