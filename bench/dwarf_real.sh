@@ -34,7 +34,8 @@
 # Environment:
 #   BENCH_CACHE          downloads and unpacked packages (default: bench/.cache)
 #   DWARF_REAL_SAMPLES   addresses per file (default 2000)
-#   DWARF_REAL_PKGS      which packages (default: "libc6 valgrind binutils-x86-64-linux-gnu")
+#   DWARF_REAL_PKGS      which packages (default: "libc6 valgrind binutils-x86-64-linux-gnu");
+#                        PKG:DBG names a debug package not called PKG-dbg
 #   DWARF_REAL_JOBS      files converted and compared at once (default: nproc)
 #   DWARF_REAL_STRICT=1  exit 1 when a target is missed
 #   DWARF_REAL_WORK      where the .lidia files and disagreements-*.jsonl go
@@ -97,9 +98,12 @@ ns_ok() {
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 say "lidiagen: $LIDIAGEN ($("$LIDIAGEN" --version 2>/dev/null | head -n 1 || true))"
-for pkg in $PKGS; do
+for spec in $PKGS; do
+	# PKG, or PKG:DBG where the debug package is not named PKG-dbg.
+	pkg=${spec%%:*} dbgpkg=${spec#*:}
+	[ "$dbgpkg" != "$spec" ] || dbgpkg=$pkg-dbg
 	main=$(unpack "$pkg")
-	dbg=$(unpack "$pkg-dbg")
+	dbg=$(unpack "$dbgpkg")
 	ver=$(sed 's/^[^_]*_//; s/_[^_]*$//; s/%3a/:/' "$main/.unpacked")
 	extra=()
 	# A -dbg package with a dwz file (binutils, libkrb5-3, liblua5.4-0, ...):

@@ -23,8 +23,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 LIDIAGEN=${1:-${LIDIAGEN:-$here/../build/lidiagen}}
 LIDIAGEN=$(cd "$(dirname "$LIDIAGEN")" && pwd)/$(basename "$LIDIAGEN")
 cache=$here/.cache/go_real
-PKGS="hugo rclone docker.io"
-INPUTS="usr/bin/hugo usr/bin/rclone usr/sbin/dockerd usr/bin/docker"
+# GO_REAL_PKGS and GO_REAL_INPUTS (paths inside the unpacked packages) choose others.
+PKGS=${GO_REAL_PKGS:-"hugo rclone docker.io"}
+INPUTS=${GO_REAL_INPUTS:-"usr/bin/hugo usr/bin/rclone usr/sbin/dockerd usr/bin/docker"}
 export LC_ALL=C
 
 GO=${GO:-}

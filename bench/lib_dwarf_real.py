@@ -141,20 +141,37 @@ def ours(lidiagen, lidia, addrs):
     return res
 
 
-def oracle_llvm(debug, addrs, ctx):
+def llvm_run(debug, addrs):
+    """llvm-symbolizer on ADDRS: (exit code, {address: chain}, stderr)."""
     rc, out, err = run([LLVM_SYMBOLIZER, "--obj=" + debug, "--output-style=JSON",
                         "--inlining", "--demangle", "--functions=linkage"],
                        "".join("0x%x\n" % a for a in addrs))
-    if rc != 0:
-        # A crash (llvm-symbolizer 16 recurses without end on some dwz'd files)
-        # would otherwise leave the addresses after it "skipped", unseen.
-        raise RuntimeError("llvm-symbolizer exited with %d on %s: %s" % (rc, debug, err[-500:]))
     res = {}
     for line in out.splitlines():
         o = json.loads(line)
         fr = [(s.get("FunctionName", ""), s.get("FileName", ""), s.get("Line", 0))
               for s in o.get("Symbol", [])]
         res[int(o["Address"], 16)] = fr
+    return rc, res, err
+
+
+def oracle_llvm(debug, addrs, ctx):
+    # llvm-symbolizer 16 recurses without end on some dwz'd files (in
+    # DWARFDie::getTypeSize), at some addresses only. A crash would leave the
+    # addresses after it unseen: the batch is halved until each address that
+    # crashes it stands alone, and those are counted in ctx.crashed (and
+    # skipped, the oracle naming nothing there), not compared.
+    rc, res, err = llvm_run(debug, addrs)
+    if rc == 0:
+        return res
+    if len(addrs) == 1:
+        if rc < 0:
+            ctx.crashed.add(addrs[0])
+            return {}
+        raise RuntimeError("llvm-symbolizer exited with %d on %s: %s" % (rc, debug, err[-500:]))
+    half = len(addrs) // 2
+    res = oracle_llvm(debug, addrs[:half], ctx)
+    res.update(oracle_llvm(debug, addrs[half:], ctx))
     return res
 
 
@@ -440,6 +457,7 @@ def fmt_chain(chain, full=False):
 class Ctx:
     def __init__(self):
         self.cache = {}
+        self.crashed = set()   # addresses at which llvm-symbolizer crashed
 
     def memo(self, name, debug, addrs):
         if name not in self.cache:
@@ -466,6 +484,7 @@ def process_file(args, path, bid, debug):
     for name in args.oracles:
         o = ctx.memo(name, debug, addrs)
         res["per"][name] = [(a, o.get(a, []), u.get(a, [])) for a in addrs]
+    res["crashed"] = len(ctx.crashed)
     return res
 
 
@@ -545,6 +564,9 @@ def report(args, oname, results, errors, warns):
     print()
     print("== %s vs %s: %d files, %d addresses, %d skipped (oracle names no function), %d compared"
           % (args.name, oname, len(results) - len(errors), tot + skipped, skipped, tot))
+    crashed = sum(r.get("crashed", 0) for r in results if "error" not in r)
+    if crashed and oname.startswith("llvm"):
+        print("   (of the skipped, %d where llvm-symbolizer crashed: each tried alone)" % crashed)
     if skipped_label:
         print("   (of the skipped, %d where the oracle names only a .Lnnn label and ours nothing:"
               " padding after a function)" % skipped_label)
