@@ -16,13 +16,14 @@ BUILD_DEPS="build-essential pkg-config libelf-dev libdw-dev llvm-16-dev libarchi
 # Test dependencies: the oracles (llvm-symbolizer from llvm-16, eu-addr2line),
 # compilers and linkers for the test programs (gcc, g++, clang, lld, Go
 # 1.19, rustc), dwz, debuginfod (the server t_debuginfod.sh fetches from), packagers for
-# the batch tests (rpm, cpio, zip), the build
+# the batch tests (rpm, cpio, zip), strace (which programs t_cli.sh sees
+# executed), the build
 # systems of the plugins (cmake, ninja, Debian's Bazel 4), python3 for
 # Pyroscope's reader logic, botocore's SigV4 signer and awscli for the S3
 # tests (s3rver comes from npm: see install_s3rver); a ppc64 ELFv1
 # compiler with its C library (a recommendation apt does not take here) and
 # an s390x linker for t_elf_corners.sh's architectures.
-TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils debuginfod binutils llvm-16 clang lld golang-1.19-go rustc file dwz rpm cpio zip
+TEST_DEPS="python3 python3-yaml python3-botocore awscli nodejs clang-format elfutils debuginfod binutils llvm-16 clang lld golang-1.19-go rustc file dwz rpm cpio zip strace
 	zstd cmake ninja-build bazel-bootstrap time gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
 	binutils-s390x-linux-gnu"
 # Go 1.20+ writes a newer pclntab (magic 0xfffffff1): the tests build with

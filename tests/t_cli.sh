@@ -425,3 +425,44 @@ else
 	not_ok "lookup of an invalid address: usage error naming it, exit 2, nothing looked up" "exit $RC" \
 		"stderr: $(first_lines 3 "$w/lk-badaddr.err")" "stdout: $(first_lines 3 "$w/lk-badaddr.out")"
 fi
+
+# glibc's malloc on huge pages (cmd/lidiagen/util/huge_heap.c; unit/test_huge_heap
+# holds the mechanism): convert and index execute themselves again, once, with
+# glibc.malloc.hugetlb=1 where THP is in madvise mode; lookup does not; a user's
+# own glibc.malloc.hugetlb is kept; the bytes are the same either way.
+execs() { grep -c 'execve(' "$1"; }
+if ! command -v strace >/dev/null; then
+	skip "huge pages for malloc: no strace here"
+elif [ -n "${SANITIZE:-}" ] || ! grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	run "$w/hh-none" strace -f -qq -e trace=execve -o "$w/hh-none.trace" env -u GLIBC_TUNABLES "$L" -q -o "$w/hh-none" "$A"
+	if [ "$RC" -eq 0 ] && [ "$(execs "$w/hh-none.trace")" -eq 2 ]; then # env's, then lidiagen's
+		ok "huge pages for malloc: a sanitizer's malloc or no THP madvise mode here, not executed again"
+	else
+		not_ok "huge pages for malloc: not executed again here" "exit $RC" "$(cat "$w/hh-none.trace")"
+	fi
+else
+	run "$w/hh-conv" strace -f -qq -v -s 4096 -e trace=execve -o "$w/hh-conv.trace" \
+		env -u GLIBC_TUNABLES -u LD_PRELOAD "$L" -q -o "$w/hh-conv" "$A"
+	if [ "$RC" -eq 0 ] && [ "$(execs "$w/hh-conv.trace")" -eq 3 ] &&
+		grep -q 'execve("/proc/self/exe".*"GLIBC_TUNABLES=glibc.malloc.hugetlb=1"' "$w/hh-conv.trace"; then
+		ok "huge pages for malloc: convert executes itself again, once, with glibc.malloc.hugetlb=1"
+	else
+		not_ok "huge pages for malloc: convert executes itself again with glibc.malloc.hugetlb=1" \
+			"exit $RC" "$(cut -c1-300 "$w/hh-conv.trace")"
+	fi
+	run "$w/hh-user" strace -f -qq -e trace=execve -o "$w/hh-user.trace" \
+		env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$L" -q -o "$w/hh-user" "$A"
+	run "$w/hh-lookup" strace -f -qq -e trace=execve -o "$w/hh-lookup.trace" \
+		env -u GLIBC_TUNABLES "$L" lookup "$(pyro "$w/hh-conv" "$IDA")" 0x1000
+	if [ "$(execs "$w/hh-user.trace")" -eq 2 ] && [ "$(execs "$w/hh-lookup.trace")" -eq 2 ]; then
+		ok "huge pages for malloc: not for lookup, nor where the user set glibc.malloc.hugetlb"
+	else
+		not_ok "huge pages for malloc: not for lookup, nor where the user set glibc.malloc.hugetlb" \
+			"$(cat "$w/hh-user.trace" "$w/hh-lookup.trace")"
+	fi
+	if cmp -s "$(pyro "$w/hh-conv" "$IDA")" "$(pyro "$w/hh-user" "$IDA")"; then
+		ok "huge pages for malloc: the same bytes with and without"
+	else
+		not_ok "huge pages for malloc: the same bytes with and without"
+	fi
+fi

@@ -3,11 +3,13 @@
  * lidiagen: turn build outputs into Lidia symbol files. This file only
  * dispatches to the subcommands (cli.h); what they share is in usage.c.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "huge_heap.h"
 
 static const char usage_text[] =
 	"usage: lidiagen [convert] [OPTIONS] PATH... -o DIR|s3://BUCKET[/PREFIX]\n"
@@ -27,10 +29,12 @@ static const char usage_text[] =
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	bool converts; /* fills much memory: malloc on huge pages (huge_heap.h) */
 } commands[] = {
-	{ "convert", cmd_convert }, { "lookup", cmd_lookup }, { "info", cmd_info },
-	{ "dump", cmd_dump },	    { "verify", cmd_verify }, { "upload", cmd_upload },
-	{ "index", cmd_index },
+	{ "convert", cmd_convert, true }, { "lookup", cmd_lookup, false },
+	{ "info", cmd_info, false },	  { "dump", cmd_dump, false },
+	{ "verify", cmd_verify, false },  { "upload", cmd_upload, false },
+	{ "index", cmd_index, true },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -68,11 +72,16 @@ int main(int argc, char **argv)
 		printf("lidiagen %s\n", lidia_version());
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		if (commands[i].converts)
+			huge_heap_setup(argv);
+		return commands[i].fn(argc - 1, argv + 1);
+	}
 	if ((ret = command_typo(argv[1])))
 		return ret;
 	/* No subcommand named: convert, the main job. */
+	huge_heap_setup(argv);
 	return cmd_convert(argc, argv);
 }

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * huge_heap_setup() (cmd/lidiagen/util/huge_heap.c): the process executed
+ * again has glibc.malloc.hugetlb=1 in GLIBC_TUNABLES, glibc then puts
+ * malloc()'s memory on transparent huge pages (seen in /proc/self/smaps_rollup,
+ * not taken from our code), and GLIBC_TUNABLES is put back as it was; a
+ * user's own setting, a preloaded library or a sanitizer's malloc leave the
+ * process as it is.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../cmd/lidiagen/util/huge_heap.c"
+#include "unit.h"
+
+#define CHILD_FLAG "--report-from-exec"
+
+/* AnonHugePages of this process, in KiB; -1 when unknown. */
+static long anon_huge_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * In the process executed again: what it was started with, then what is
+ * left after huge_heap_setup() put things back, and whether malloc()'s
+ * memory of 16 MiB, written whole, came on huge pages.
+ */
+static int report_from_exec(char **argv)
+{
+	const char *t = getenv(TUNABLES), *b = getenv(BEFORE);
+	size_t size = (size_t)16 << 20;
+	unsigned char *p;
+
+	printf("started %s|%s\n", t ? t : "(unset)", b ? b : "(unset)");
+	huge_heap_setup(argv);
+	t = getenv(TUNABLES);
+	printf("after %s|%s\n", t ? t : "(unset)", getenv(BEFORE) ? "set" : "(unset)");
+	p = malloc(size);
+	if (p)
+		memset(p, 1, size);
+	__asm__ volatile("" : : "r"(p) : "memory"); /* the writes are made, not optimised away */
+	printf("huge %ld\n", anon_huge_kib());
+	free(p);
+	return 0;
+}
+
+/* Runs huge_heap_setup() in a child with TUNABLES as given (NULL: unset); its report into out. */
+static bool run_child(const char *self, const char *tunables, const char *preload, char *out,
+		      size_t cap)
+{
+	int fds[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe(fds))
+		return false;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		char *argv[] = { (char *)self, CHILD_FLAG, NULL };
+
+		dup2(fds[1], 1);
+		close(fds[0]);
+		tunables ? setenv(TUNABLES, tunables, 1) : unsetenv(TUNABLES);
+		preload ? setenv("LD_PRELOAD", preload, 1) : unsetenv("LD_PRELOAD");
+		huge_heap_setup(argv);
+		printf("not executed\n");
+		fflush(stdout);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (got < (ssize_t)cap - 1 && (n = read(fds[0], out + got, cap - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fds[0]);
+	for (const char *l = out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+		printf("# child: %.*s\n", (int)strcspn(l, "\n"), l);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+static void check_put_back(void)
+{
+	char *argv[] = { "x", NULL };
+
+	setenv(BEFORE, "sglibc.malloc.arena_max=2", 1);
+	setenv(TUNABLES, "glibc.malloc.arena_max=2:" HUGETLB "=1", 1);
+	huge_heap_setup(argv);
+	CHECK(getenv(TUNABLES) && !strcmp(getenv(TUNABLES), "glibc.malloc.arena_max=2") &&
+		      !getenv(BEFORE),
+	      "executed again, a variable that was set is put back as it was");
+	setenv(BEFORE, "u", 1);
+	setenv(TUNABLES, HUGETLB "=1", 1);
+	huge_heap_setup(argv);
+	CHECK(!getenv(TUNABLES) && !getenv(BEFORE), "one that was unset is unset again");
+}
+
+int main(int argc, char **argv)
+{
+	char out[1024];
+	bool expect;
+
+	if (argc > 1 && !strcmp(argv[1], CHILD_FLAG))
+		return report_from_exec(argv);
+	check_put_back();
+
+	expect = worth_it(NULL);
+#if defined(OWN_MALLOC)
+	CHECK(!expect, "a sanitizer's malloc: never executed again");
+#endif
+	CHECK(run_child(argv[0], NULL, NULL, out, sizeof(out)), "child ran");
+	if (expect) {
+		long kib = -1;
+		const char *h = strstr(out, "huge ");
+
+		CHECK(strstr(out, "started " HUGETLB "=1|u\n") != NULL,
+		      "no GLIBC_TUNABLES: executed again with " HUGETLB "=1");
+		CHECK(strstr(out, "after (unset)|(unset)\n") != NULL,
+		      "then GLIBC_TUNABLES unset again, nothing left behind");
+		if (h)
+			kib = strtol(h + 5, NULL, 10);
+		CHECK(kib >= 2048, "glibc put 16 MiB malloc()ed on huge pages: %ld KiB", kib);
+	} else {
+		CHECK(strstr(out, "not executed\n") != NULL,
+		      "THP not in madvise mode here (or a sanitizer): not executed again");
+	}
+
+	CHECK(run_child(argv[0], "glibc.malloc.arena_max=2", NULL, out, sizeof(out)), "child ran");
+	CHECK(!expect || strstr(out, "started glibc.malloc.arena_max=2:" HUGETLB
+				     "=1|sglibc.malloc.arena_max=2\n"),
+	      "other tunables kept, ours added after them");
+	CHECK(!expect || strstr(out, "after glibc.malloc.arena_max=2|(unset)\n"),
+	      "and put back as they were");
+
+	CHECK(run_child(argv[0], HUGETLB "=0", NULL, out, sizeof(out)) &&
+		      !strcmp(out, "not executed\n"),
+	      "the user's " HUGETLB "=0: not executed again");
+	CHECK(run_child(argv[0], NULL, "libnothing-preloaded.so", out, sizeof(out)) &&
+		      strstr(out, "not executed\n"),
+	      "a preloaded library (an allocator, valgrind): not executed again");
+	return unit_exit();
+}
