@@ -18,10 +18,10 @@
  * variable back as it was, so that nothing it starts inherits our choice.
  * A user's own glibc.malloc.hugetlb (0 to keep malloc as it is) wins.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <sys/auxv.h>
@@ -76,6 +76,7 @@ static bool worth_it(const char *tunables)
 {
 #if !defined(__GLIBC__) || defined(OWN_MALLOC)
 	(void)tunables;
+	(void)thp_madvise;
 	return false;
 #else
 	const char *preload = getenv("LD_PRELOAD");
