@@ -7,6 +7,7 @@
  * user's own setting, a preloaded library or a sanitizer's malloc leave the
  * process as it is.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -33,12 +34,26 @@ static long anon_huge_kib(void)
 	return kib;
 }
 
+/* A worker's allocations: 16 MiB in 4 KiB pieces, written, kept (the process ends soon). */
+static void *small_pieces(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 4096; i++) {
+		unsigned char *p = malloc(4096);
+
+		if (p)
+			memset(p, 1, 4096);
+		__asm__ volatile("" : : "r"(p) : "memory");
+	}
+	return NULL;
+}
+
 /*
  * In the process executed again: what it was started with, then what is
  * left after huge_heap_setup() put things back, and whether malloc()'s
  * memory of 16 MiB, written whole, came on huge pages.
  */
-static int report_from_exec(char **argv)
+static int report_from_exec(int argc, char **argv)
 {
 	const char *t = getenv(TUNABLES), *b = getenv(BEFORE);
 	size_t size = (size_t)16 << 20;
@@ -54,6 +69,15 @@ static int report_from_exec(char **argv)
 	__asm__ volatile("" : : "r"(p) : "memory"); /* the writes are made, not optimised away */
 	printf("huge %ld\n", anon_huge_kib());
 	free(p);
+	if (argc > 2) { /* a worker thread's arena too, after huge_heap_threads() */
+		long before = anon_huge_kib();
+		pthread_t worker;
+
+		huge_heap_threads(2);
+		if (!pthread_create(&worker, NULL, small_pieces, NULL))
+			pthread_join(worker, NULL);
+		printf("thread %ld\n", anon_huge_kib() - before);
+	}
 	return 0;
 }
 
@@ -72,7 +96,7 @@ static bool run_child(const char *self, const char *tunables, const char *preloa
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
-		char *argv[] = { (char *)self, CHILD_FLAG, NULL };
+		char *argv[] = { (char *)self, CHILD_FLAG, "thread", NULL };
 
 		dup2(fds[1], 1);
 		close(fds[0]);
@@ -115,7 +139,7 @@ int main(int argc, char **argv)
 	bool expect;
 
 	if (argc > 1 && !strcmp(argv[1], CHILD_FLAG))
-		return report_from_exec(argv);
+		return report_from_exec(argc, argv);
 	check_put_back();
 
 	expect = worth_it(NULL);
@@ -134,6 +158,12 @@ int main(int argc, char **argv)
 		if (h)
 			kib = strtol(h + 5, NULL, 10);
 		CHECK(kib >= 2048, "glibc put 16 MiB malloc()ed on huge pages: %ld KiB", kib);
+		h = strstr(out, "thread ");
+		kib = h ? strtol(h + 7, NULL, 10) : -1;
+		CHECK(kib >= 8192,
+		      "after huge_heap_threads(2), a worker's 16 MiB in 4 KiB pieces on huge pages "
+		      "too: %ld KiB",
+		      kib);
 	} else {
 		CHECK(strstr(out, "not executed\n") != NULL,
 		      "THP not in madvise mode here (or a sanitizer): not executed again");

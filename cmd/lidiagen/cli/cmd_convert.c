@@ -19,6 +19,8 @@
 #include "by_build_id.h"
 #include "cli.h"
 #include "config.h"
+#include "cpus.h"
+#include "huge_heap.h"
 #include "options.h"
 #include "publish.h"
 #include "oci_dir.h"
@@ -371,6 +373,7 @@ int cmd_convert(int argc, char **argv)
 		return usage_error("convert", "no output directory (-o DIR)");
 	if (check_write_paths(&o, err, sizeof(err)))
 		return usage_error("convert", "%s", err);
+	huge_heap_threads(o.jobs ? o.jobs : usable_cpus());
 	if (s3_is_url(o.out_dir) && (ret = open_bucket(&o)) >= 0)
 		return ret;
 	install_log();

@@ -13,6 +13,8 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "cpus.h"
+#include "huge_heap.h"
 #include "index.h"
 #include "index_id.h"
 #include "options.h"
@@ -276,6 +278,7 @@ int cmd_index(int argc, char **argv)
 		return ret;
 	if (a.merge)
 		return merge(a.out, argv + optind, (size_t)(argc - optind));
+	huge_heap_threads(a.o.jobs ? a.o.jobs : usable_cpus());
 	install_log();
 	if ((ret = stdin_input(argv + optind, (size_t)(argc - optind), err, sizeof(err)))) {
 		if (ret == -1)

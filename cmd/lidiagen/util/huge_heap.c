@@ -19,6 +19,7 @@
  * A user's own glibc.malloc.hugetlb (0 to keep malloc as it is) wins.
  */
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,12 @@
 #define HUGETLB "glibc.malloc.hugetlb"
 /* Set in the process executed again: "u" when TUNABLES was unset, else "s" and its value. */
 #define BEFORE "LIDIAGEN_TUNABLES_BEFORE"
+
+/* A malloc() arena made this big is advised whole: glibc's most (HEAP_MAX_SIZE on 64-bit). */
+#define ARENA_PAD ((size_t)64 << 20)
+
+/* Whether this process was executed again with the tunable. */
+static bool tuned;
 
 /* Sanitizers bring a malloc of their own, which the tunable does not touch. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -99,6 +106,7 @@ void huge_heap_setup(char **argv)
 
 	if (before) {
 		put_back(before);
+		tuned = true;
 		return;
 	}
 	if (!worth_it(tunables))
@@ -121,4 +129,18 @@ undo:
 out:
 	free(value);
 	free(mark);
+}
+
+/*
+ * glibc advises a thread's arena only as far as the arena is made at first,
+ * not as it grows (libceph-common at -j 2: 33k faults against 10.6k at
+ * -j 1). Padding each growth by 64 MiB (M_TOP_PAD) makes a worker's arena
+ * whole at once, and all of it advised: only what is touched is resident,
+ * but a 2 MiB page at a time, so one thread keeps its own malloc() as it is
+ * (libc6-dbg's libc: 18.7 MiB peak, 20.3 MiB padded).
+ */
+void huge_heap_threads(unsigned threads)
+{
+	if (tuned && threads >= 2)
+		mallopt(M_TOP_PAD, (int)ARENA_PAD);
 }

@@ -12,4 +12,10 @@
  */
 void huge_heap_setup(char **argv);
 
+/*
+ * Before threads start, in the process executed again: with threads >= 2,
+ * each worker's malloc() arena on huge pages too (huge_heap.c says how).
+ */
+void huge_heap_threads(unsigned threads);
+
 #endif
