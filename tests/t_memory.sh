@@ -177,7 +177,11 @@ if cc -O1 -shared -fPIC -Wl,--build-id big_data.c -o libbig.so 2>cc.err && strip
 	addr=$(nm -D libbig.so | awk '$3 == "lidia_other" { print "0x" $1 }')
 	want=$("$LLVM_SYMBOLIZER" --obj=libbig.so "$addr" 2>/dev/null | head -n 1)
 	got=$("$L" lookup "$f" "$addr" 2>/dev/null | head -n 1)
-	if [ "$RC" -eq 0 ] && [ "$RSS" -lt $((24 * 1024)) ] && [ -n "$want" ] &&
+	# A sanitizer's runtime (shadow memory, quarantine) adds its own megabytes on
+	# some machines (26 MiB seen): 40 then, still far below the 64 MiB a read takes.
+	limit=24
+	[ -z "${SANITIZE:-}" ] || limit=40
+	if [ "$RC" -eq 0 ] && [ "$RSS" -lt $((limit * 1024)) ] && [ -n "$want" ] &&
 		[ "${got%%lidia_other*}" != "$got" ] && [ "$want" = lidia_other ]; then
 		ok "$what ($((RSS / 1024)) MiB; $addr is $want, as llvm-symbolizer-16 says)"
 	else

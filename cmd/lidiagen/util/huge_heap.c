@@ -10,7 +10,8 @@
  * huge pages itself when its tunable glibc.malloc.hugetlb is 1 and the
  * kernel's THP mode is "madvise" (Debian's default). Measured side by side
  * (bench/README.md, "glibc's malloc on huge pages"): libceph-common 0.79x
- * CPU, ld.gold 0.9x, libLLVM-16's symbols 0.85x, peak RSS within 1%.
+ * CPU, ld.gold about 0.9x, libLLVM-16's symbols 0.97x (a short run, of
+ * which executing again is a few ms), peak RSS 2% more at most.
  *
  * glibc reads its tunables only as a process starts, from GLIBC_TUNABLES,
  * and has no call to set one later: the process executes itself again,
