@@ -5,7 +5,7 @@
  * malloc()'s memory on transparent huge pages (seen in /proc/self/smaps_rollup,
  * not taken from our code), and GLIBC_TUNABLES is put back as it was; a
  * user's own setting, a preloaded library or a sanitizer's malloc leave the
- * process as it is.
+ * process as it is. The process keeps its name (/proc/self/comm), not "exe".
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,6 +17,8 @@
 #include "unit.h"
 
 #define CHILD_FLAG "--report-from-exec"
+/* The name run_child() gives its child, which the process executed again must keep. */
+#define CHILD_NAME "lidia-name-kept"
 
 /* AnonHugePages of this process, in KiB; -1 when unknown. */
 static long anon_huge_kib(void)
@@ -32,6 +34,20 @@ static long anon_huge_kib(void)
 			break;
 	fclose(f);
 	return kib;
+}
+
+/* This process's name as the kernel shows it to ps and pgrep (/proc/self/comm). */
+static void print_name(void)
+{
+	char name[64] = "";
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+	}
+	printf("name %s", name);
 }
 
 /* A worker's allocations: 16 MiB in 4 KiB pieces, written, kept (the process ends soon). */
@@ -62,7 +78,9 @@ static int report_from_exec(int argc, char **argv)
 	printf("started %s|%s\n", t ? t : "(unset)", b ? b : "(unset)");
 	huge_heap_setup(argv);
 	t = getenv(TUNABLES);
-	printf("after %s|%s\n", t ? t : "(unset)", getenv(BEFORE) ? "set" : "(unset)");
+	printf("after %s|%s|%s\n", t ? t : "(unset)", getenv(BEFORE) ? "set" : "(unset)",
+	       getenv(NAME_BEFORE) ? "set" : "(unset)");
+	print_name();
 	p = malloc(size);
 	if (p)
 		memset(p, 1, size);
@@ -100,6 +118,7 @@ static bool run_child(const char *self, const char *tunables, const char *preloa
 
 		dup2(fds[1], 1);
 		close(fds[0]);
+		prctl(PR_SET_NAME, CHILD_NAME, 0, 0, 0);
 		tunables ? setenv(TUNABLES, tunables, 1) : unsetenv(TUNABLES);
 		preload ? setenv("LD_PRELOAD", preload, 1) : unsetenv("LD_PRELOAD");
 		huge_heap_setup(argv);
@@ -153,8 +172,10 @@ int main(int argc, char **argv)
 
 		CHECK(strstr(out, "started " HUGETLB "=1|u\n") != NULL,
 		      "no GLIBC_TUNABLES: executed again with " HUGETLB "=1");
-		CHECK(strstr(out, "after (unset)|(unset)\n") != NULL,
+		CHECK(strstr(out, "after (unset)|(unset)|(unset)\n") != NULL,
 		      "then GLIBC_TUNABLES unset again, nothing left behind");
+		CHECK(strstr(out, "name " CHILD_NAME "\n") != NULL,
+		      "the process keeps its name (pgrep finds it), not exe");
 		if (h)
 			kib = strtol(h + 5, NULL, 10);
 		CHECK(kib >= 2048, "glibc put 16 MiB malloc()ed on huge pages: %ld KiB", kib);
@@ -173,7 +194,7 @@ int main(int argc, char **argv)
 	CHECK(!expect || strstr(out, "started glibc.malloc.arena_max=2:" HUGETLB
 				     "=1|sglibc.malloc.arena_max=2\n"),
 	      "other tunables kept, ours added after them");
-	CHECK(!expect || strstr(out, "after glibc.malloc.arena_max=2|(unset)\n"),
+	CHECK(!expect || strstr(out, "after glibc.malloc.arena_max=2|(unset)|(unset)\n"),
 	      "and put back as they were");
 
 	CHECK(run_child(argv[0], HUGETLB "=0", NULL, out, sizeof(out)) &&

@@ -16,7 +16,9 @@
  * glibc reads its tunables only as a process starts, from GLIBC_TUNABLES,
  * and has no call to set one later: the process executes itself again,
  * once (about 4 ms), with the tunable added. That process puts the
- * variable back as it was, so that nothing it starts inherits our choice.
+ * variable back as it was, so that nothing it starts inherits our choice,
+ * and takes back its name: executing /proc/self/exe names a process "exe",
+ * which pgrep, top and the OOM killer's log would show instead of ours.
  * A user's own glibc.malloc.hugetlb (0 to keep malloc as it is) wins.
  */
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <sys/auxv.h>
@@ -35,6 +38,8 @@
 #define HUGETLB "glibc.malloc.hugetlb"
 /* Set in the process executed again: "u" when TUNABLES was unset, else "s" and its value. */
 #define BEFORE "LIDIAGEN_TUNABLES_BEFORE"
+/* Set there too: the process's name (its comm, at most 15 bytes) before. */
+#define NAME_BEFORE "LIDIAGEN_NAME_BEFORE"
 
 /* A malloc() arena made this big is advised whole: glibc's most (HEAP_MAX_SIZE on 64-bit). */
 #define ARENA_PAD ((size_t)64 << 20)
@@ -69,14 +74,19 @@ static bool thp_madvise(void)
 	return strstr(buf, "[madvise]") != NULL;
 }
 
-/* In the process executed again: GLIBC_TUNABLES as it was before. */
+/* In the process executed again: GLIBC_TUNABLES and the name as they were before. */
 static void put_back(const char *before)
 {
+	const char *name = getenv(NAME_BEFORE);
+
+	if (name && name[0])
+		prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (before[0] == 's')
 		setenv(TUNABLES, before + 1, 1);
 	else
 		unsetenv(TUNABLES);
 	unsetenv(BEFORE);
+	unsetenv(NAME_BEFORE);
 }
 
 /* Whether executing again with the tunable could change anything. */
@@ -102,7 +112,7 @@ static bool worth_it(const char *tunables)
 void huge_heap_setup(char **argv)
 {
 	const char *tunables = getenv(TUNABLES), *before = getenv(BEFORE);
-	char *value, *mark;
+	char *value, *mark, name[16] = "";
 	size_t n;
 
 	if (before) {
@@ -121,7 +131,8 @@ void huge_heap_setup(char **argv)
 	strcat(value, n ? ":" HUGETLB "=1" : HUGETLB "=1");
 	mark[0] = tunables ? 's' : 'u';
 	strcpy(mark + 1, tunables ? tunables : "");
-	if (setenv(BEFORE, mark, 1) || setenv(TUNABLES, value, 1))
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	if (setenv(BEFORE, mark, 1) || setenv(NAME_BEFORE, name, 1) || setenv(TUNABLES, value, 1))
 		goto undo;
 	execv("/proc/self/exe", argv);
 	/* Not executed (no /proc, a sandbox): go on as we are. */
