@@ -462,6 +462,22 @@ else
 		not_ok "huge pages for malloc: not for lookup, nor where the user set glibc.malloc.hugetlb" \
 			"$(cat "$w/hh-user.trace" "$w/hh-lookup.trace")"
 	fi
+	# Started by the dynamic loader as a command, /proc/self/exe is the loader:
+	# executing it again would run the first argument (an input) as the program.
+	loader=$(readelf -l "$L" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	if [ -x "$loader" ]; then
+		run "$w/hh-ldso" strace -f -qq -e trace=execve -o "$w/hh-ldso.trace" \
+			env -u GLIBC_TUNABLES -u LD_PRELOAD "$loader" "$L" -q "$A" -o "$w/hh-ldso"
+		if [ "$RC" -eq 0 ] && [ "$(execs "$w/hh-ldso.trace")" -eq 2 ] &&
+			cmp -s "$(pyro "$w/hh-conv" "$IDA")" "$(pyro "$w/hh-ldso" "$IDA")"; then
+			ok "huge pages for malloc: started as $loader PROGRAM, not executed again, the same file"
+		else
+			not_ok "huge pages for malloc: started as $loader PROGRAM, not executed again" \
+				"exit $RC" "$(cut -c1-300 "$w/hh-ldso.trace")" "$(first_lines 3 "$w/hh-ldso.err")"
+		fi
+	else
+		skip "huge pages for malloc: no program interpreter found for $L"
+	fi
 	if cmp -s "$(pyro "$w/hh-conv" "$IDA")" "$(pyro "$w/hh-user" "$IDA")"; then
 		ok "huge pages for malloc: the same bytes with and without"
 	else

@@ -101,6 +101,13 @@ static bool worth_it(const char *tunables)
 
 	if (getauxval(AT_SECURE))
 		return false; /* glibc ignores the variable there */
+	/*
+	 * Started as "ld.so lidiagen ARGS" (a hermetic toolchain's way): there
+	 * /proc/self/exe is the loader, which would run our first argument as
+	 * the program. Only then has the kernel loaded no interpreter (AT_BASE 0).
+	 */
+	if (!getauxval(AT_BASE))
+		return false;
 	if (preload && preload[0])
 		return false; /* an allocator or a tool (valgrind) preloaded: leave it be */
 	if (tunables && strstr(tunables, HUGETLB))
