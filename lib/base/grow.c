@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Support: growable arrays, behind LIDIA_GROW (internal.h): amortised growth, the one way. */
+#include "huge_pages.h"
 #include "internal.h"
 
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size)
@@ -17,6 +18,26 @@ int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size)
 	}
 	if (n > SIZE_MAX / elem_size)
 		return -ENOMEM;
+	/* Big arrays on huge pages: each 4 KiB fault here costs about a copy of the page. */
+	n = huge_fit(n * elem_size, false) / elem_size;
+	p = realloc(*buf, n * elem_size);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+int lidia_reserve(void **buf, size_t *cap, size_t need, size_t elem_size)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (need > SIZE_MAX / elem_size)
+		return -ENOMEM;
+	n = huge_fit(need * elem_size, false) / elem_size;
 	p = realloc(*buf, n * elem_size);
 	if (!p)
 		return -ENOMEM;

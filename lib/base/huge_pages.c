@@ -20,6 +20,23 @@ void huge_advise(void *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
+/*
+ * glibc maps a request of n bytes as a chunk: n plus its 8-byte size field,
+ * rounded up to 16, plus 8 more, rounded up to a page. n = k huge pages - 24
+ * makes that exactly k huge pages (checked by tests/unit/test_huge_heap.c).
+ */
+#define GLIBC_CHUNK_OVERHEAD 24
+
+size_t huge_fit(size_t bytes, bool whole)
+{
+	size_t mapped;
+
+	if (bytes < (whole ? HUGE_SIZE / 2 : HUGE_MIN) || bytes > SIZE_MAX - 2 * HUGE_SIZE)
+		return bytes;
+	mapped = (bytes + GLIBC_CHUNK_OVERHEAD + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	return mapped - GLIBC_CHUNK_OVERHEAD;
+}
+
 void *huge_map(size_t len, int flags, bool whole)
 {
 	int prot = PROT_READ | PROT_WRITE;

@@ -158,6 +158,13 @@ static inline void sort_array(void *base, size_t n, size_t size,
 int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size);
 
 /*
+ * Make *buf (of *cap elements of elem_size bytes) hold need elements at
+ * once, for a count known ahead: no slack but what puts a big one on huge
+ * pages (huge_fit()). Returns 0 or -ENOMEM; *buf is unchanged on failure.
+ */
+int lidia_reserve(void **buf, size_t *cap, size_t need, size_t elem_size);
+
+/*
  * The typed form, and the one to use (git's ALLOC_GROW): make the array a,
  * of cap elements, hold at least need; the element size comes from a's own
  * type. Evaluates to 0 or -ENOMEM; a and cap are unchanged on failure.

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "huge_pages.h"
 #include "radix_sort.h"
 #include "thread_pair.h"
 
@@ -148,7 +149,7 @@ void *radix_sort_u64(void *base, size_t n, size_t size, unsigned threads)
 
 	if (n < 2)
 		return base;
-	other = malloc(n * size);
+	other = malloc(huge_fit(n * size, true)); /* huge pages: each pass writes it whole */
 	if (!other)
 		return NULL;
 	if (threads >= 2 && n >= SHARED_MIN && (sorted = sort_shared(base, other, n, size))) {

@@ -229,11 +229,9 @@ int symbols_collect(struct sym_vec *out, const struct lidia_elf *e, uint64_t bia
 			total += sh.sh_size / sh.sh_entsize;
 	}
 	if (total > out->cap) {
-		p = realloc(out->v, total * sizeof(*out->v));
-		if (!p)
+		if (lidia_reserve(&p, &out->cap, total, sizeof(*out->v)))
 			return -ENOMEM;
 		out->v = p;
-		out->cap = total;
 	}
 	scn = NULL;
 	if (opd_find(&opd, e))

@@ -375,15 +375,11 @@ out:
 
 int builder_reserve(struct lidia_builder *b, size_t ranges, size_t string_bytes)
 {
-	void *p;
+	void *p = b->ranges;
 
-	if (b->nranges + ranges > b->cap_ranges) {
-		p = realloc(b->ranges, (b->nranges + ranges) * sizeof(*b->ranges));
-		if (!p)
-			return -ENOMEM;
-		b->ranges = p;
-		b->cap_ranges = b->nranges + ranges;
-	}
+	if (lidia_reserve(&p, &b->cap_ranges, b->nranges + ranges, sizeof(*b->ranges)))
+		return -ENOMEM;
+	b->ranges = p;
 	return strtab_reserve(&b->strings, string_bytes, ranges);
 }
 

@@ -192,7 +192,7 @@ struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 	 */
 	size_t keys_size = 2 * (n ? n : 1) * sizeof(struct key);
 	struct key *keys = huge_map(keys_size, 0, true);
-	struct brange *out = malloc((n ? n : 1) * sizeof(*out));
+	struct brange *out = malloc(huge_fit((n ? n : 1) * sizeof(*out), true));
 	size_t(*count)[256] = NULL;
 	struct key differs;
 	bool need[NPASSES];

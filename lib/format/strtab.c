@@ -76,13 +76,10 @@ int strtab_reserve(struct strtab *t, size_t n, size_t strings)
 		if (err)
 			return err;
 	}
-	if (t->len + n <= t->cap)
-		return 0;
-	p = realloc(t->pool, t->len + n);
-	if (!p)
+	p = t->pool;
+	if (lidia_reserve(&p, &t->cap, t->len + n, 1))
 		return -ENOMEM;
 	t->pool = p;
-	t->cap = t->len + n;
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  * not taken from our code), and GLIBC_TUNABLES is put back as it was; a
  * user's own setting, a preloaded library or a sanitizer's malloc leave the
  * process as it is. The process keeps its name (/proc/self/comm), not "exe".
+ * A request sized by huge_fit() (lib/base/huge_pages.h) is mapped by glibc
+ * on huge pages whole, and its sizes are what glibc's chunks make them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../cmd/lidiagen/util/huge_heap.c"
+#include "huge_pages.h"
 #include "unit.h"
 
 #define CHILD_FLAG "--report-from-exec"
@@ -65,6 +68,26 @@ static void *small_pieces(void *arg)
 }
 
 /*
+ * Huge pages gained by a request of 3 MiB rounded by huge_fit(), written
+ * whole: made first, while glibc still maps requests of 128 KiB and more
+ * apart from its heap (a free() of one raises that threshold).
+ */
+static long fitted_huge_kib(void)
+{
+	size_t size = huge_fit((size_t)3 << 20, false);
+	long before = anon_huge_kib(), after;
+	unsigned char *p = malloc(size);
+
+	if (!p)
+		return -1;
+	memset(p, 1, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	after = anon_huge_kib();
+	free(p);
+	return after - before;
+}
+
+/*
  * In the process executed again: what it was started with, then what is
  * left after huge_heap_setup() put things back, and whether malloc()'s
  * memory of 16 MiB, written whole, came on huge pages.
@@ -81,6 +104,7 @@ static int report_from_exec(int argc, char **argv)
 	printf("after %s|%s|%s\n", t ? t : "(unset)", getenv(BEFORE) ? "set" : "(unset)",
 	       getenv(NAME_BEFORE) ? "set" : "(unset)");
 	print_name();
+	printf("fitted %ld\n", fitted_huge_kib());
 	p = malloc(size);
 	if (p)
 		memset(p, 1, size);
@@ -136,6 +160,20 @@ static bool run_child(const char *self, const char *tunables, const char *preloa
 	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
+/* huge_fit()'s sizes: glibc's chunk of k huge pages less 24 bytes is k huge pages long. */
+static void check_fit_sizes(void)
+{
+	size_t mib = (size_t)1 << 20;
+
+	CHECK(huge_fit(3 * mib, false) == 4 * mib - 24, "3 MiB: 4 MiB less glibc's 24 bytes");
+	CHECK(huge_fit(4 * mib - 24, false) == 4 * mib - 24, "already fitted: kept");
+	CHECK(huge_fit(4 * mib - 23, false) == 6 * mib - 24, "a byte more: the next huge page");
+	CHECK(huge_fit(mib + mib / 2, false) == mib + mib / 2, "1.5 MiB growing: left as it is");
+	CHECK(huge_fit(mib + mib / 2, true) == 2 * mib - 24, "1.5 MiB written whole: one huge page");
+	CHECK(huge_fit(mib / 2, true) == mib / 2, "0.5 MiB: left to the kernel");
+	CHECK(huge_fit(SIZE_MAX - 5, false) == SIZE_MAX - 5, "near SIZE_MAX: no overflow");
+}
+
 static void check_put_back(void)
 {
 	char *argv[] = { "x", NULL };
@@ -160,6 +198,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], CHILD_FLAG))
 		return report_from_exec(argc, argv);
 	check_put_back();
+	check_fit_sizes();
 
 	expect = worth_it(NULL);
 #if defined(OWN_MALLOC)
@@ -179,6 +218,9 @@ int main(int argc, char **argv)
 		if (h)
 			kib = strtol(h + 5, NULL, 10);
 		CHECK(kib >= 2048, "glibc put 16 MiB malloc()ed on huge pages: %ld KiB", kib);
+		h = strstr(out, "fitted ");
+		kib = h ? strtol(h + 7, NULL, 10) : -1;
+		CHECK(kib >= 4096, "3 MiB sized by huge_fit(): all 4 MiB on huge pages: %ld KiB", kib);
 		h = strstr(out, "thread ");
 		kib = h ? strtol(h + 7, NULL, 10) : -1;
 		CHECK(kib >= 8192,
