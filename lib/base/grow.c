@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Support: growable arrays, behind LIDIA_GROW (internal.h): amortised growth, the one way. */
+/*
+ * Support: growable arrays, behind LIDIA_GROW (internal.h): amortised growth,
+ * the one way; and room for a count known ahead (lidia_reserve()).
+ */
 #include "huge_pages.h"
 #include "internal.h"
 
@@ -18,7 +21,7 @@ int lidia_grow(void **buf, size_t *cap, size_t need, size_t elem_size)
 	}
 	if (n > SIZE_MAX / elem_size)
 		return -ENOMEM;
-	/* Big arrays on huge pages: each 4 KiB fault here costs about a copy of the page. */
+	/* Big arrays on huge pages: one fault for 2 MiB, not 512 (huge_pages.h). */
 	n = huge_fit(n * elem_size, false) / elem_size;
 	p = realloc(*buf, n * elem_size);
 	if (!p)

@@ -35,12 +35,13 @@ void huge_advise(void *p, size_t len);
  * The size to ask malloc() for, at least bytes, so that glibc maps it whole
  * on huge pages: a request of 2 MiB or more is rounded up to what makes
  * glibc's own mapping of it a whole number of huge pages, which the kernel
- * then places on a huge-page boundary and which glibc advises when its
- * tunable glibc.malloc.hugetlb is 1 (cmd/lidiagen/util/huge_heap.c). whole:
- * the buffer is written whole and freed soon after (a sort's scratch), so
- * from 1 MiB on: one huge page costs less than 256 faults, and only for a
- * while. Smaller requests are returned as they are. Elsewhere only address
- * space is added: pages never touched take no memory.
+ * (Linux 6.7 and later) places on a huge-page boundary and which glibc
+ * advises when its tunable glibc.malloc.hugetlb is 1
+ * (cmd/lidiagen/util/huge_heap.c). whole: the buffer is written whole and
+ * freed soon after (a sort's scratch), so from 1 MiB on: one huge page
+ * costs less than 256 faults, and only for a while. Smaller requests are
+ * returned as they are. Elsewhere only address space is added: pages never
+ * touched take no memory.
  */
 size_t huge_fit(size_t bytes, bool whole);
 
