@@ -5,7 +5,6 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "demangle.h"
 
@@ -29,36 +28,23 @@ static bool maybe_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'R' || name[1] == 'D');
 }
 
-/* name kept as the key of the result in buf: a copy, the caller's name may not last. */
-static bool remember(struct demangler *d, const char *name)
-{
-	size_t n = strlen(name) + 1;
-
-	if (n > d->key_cap) {
-		char *k = realloc(d->key, n);
-
-		if (!k)
-			return false;
-		d->key = k;
-		d->key_cap = n;
-	}
-	memcpy(d->key, name, n);
-	return true;
-}
-
 const char *demangle(struct demangler *d, const char *name)
 {
 	char *out;
 
 	if (!d->enabled || !maybe_mangled(name))
 		return name;
-	/* The pieces of one symbol, a function's ranges: the same name, asked for again. */
-	if (d->have_last && !strcmp(name, d->key))
+	/*
+	 * The pieces of one symbol, a function's ranges: the same name, asked
+	 * for again. By address: comparing and copying every name cost more
+	 * than the repeats it saved.
+	 */
+	if (name == d->last)
 		return d->same ? name : d->buf;
 	out = lidia_llvm_demangle(name, d->buf, &d->cap);
 	if (out)
 		d->buf = out;
-	d->have_last = remember(d, name);
+	d->last = name;
 	d->same = !out;
 	return out ? out : name;
 }
@@ -66,8 +52,7 @@ const char *demangle(struct demangler *d, const char *name)
 void demangler_release(struct demangler *d)
 {
 	free(d->buf);
-	free(d->key);
-	d->buf = d->key = NULL;
-	d->cap = d->key_cap = 0;
-	d->have_last = false;
+	d->buf = NULL;
+	d->last = NULL;
+	d->cap = 0;
 }

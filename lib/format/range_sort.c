@@ -183,6 +183,15 @@ static void sort_alone(struct key *keys, const size_t (*count)[256], const bool 
 		out[i] = v[src[i].idx];
 }
 
+bool ranges_in_order(const struct brange *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i].va < v[i - 1].va ||
+		    (v[i].va == v[i - 1].va && v[i].depth < v[i - 1].depth))
+			return false;
+	return true;
+}
+
 struct brange *range_sort(const struct brange *v, size_t n, unsigned threads)
 {
 	/*

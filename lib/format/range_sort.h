@@ -2,6 +2,7 @@
 #ifndef LIDIA_RANGE_SORT_H
 #define LIDIA_RANGE_SORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tables.h"
@@ -13,5 +14,11 @@
  * thread (the same order).
  */
 struct brange *range_sort(const struct brange *v, size_t n, unsigned threads);
+
+/*
+ * Whether v's n ranges are in (va, depth) order already, as range_sort()
+ * would leave them (ties are in insertion order by definition).
+ */
+bool ranges_in_order(const struct brange *v, size_t n);
 
 #endif

@@ -63,7 +63,7 @@ static int agrees(size_t n, unsigned threads, uint64_t (*vaf)(void))
 		v[i].func = (uint32_t)next();
 	}
 	got = range_sort(v, n, threads);
-	ok = got && sorted_whole(v, got, n);
+	ok = got && sorted_whole(v, got, n) && ranges_in_order(got, n);
 	free(got);
 	free(v);
 	return ok;
@@ -89,6 +89,50 @@ static uint64_t one_byte(void) /* the address differs in its sixth byte only */
 	return 0x7f0000401000ull | (next() % 4) << 40;
 }
 
+/*
+ * ranges_in_order() against the order itself: sorted ranges are, and with
+ * any neighbours swapped where their (va, depth) differ, or with a depth
+ * raised above its equal-address follower's, they are not.
+ */
+static int in_order_agrees(void)
+{
+	enum { N = 20000 };
+	struct brange *v = calloc(N, sizeof(*v)), *got, t;
+	int ok;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < N; i++) {
+		v[i].va = library();
+		v[i].depth = (uint32_t)(next() % 4);
+		v[i].seq = (uint32_t)i;
+	}
+	got = range_sort(v, N, 1);
+	ok = got && ranges_in_order(got, N) && ranges_in_order(got, 1) && ranges_in_order(got, 0);
+	for (size_t k = 0; ok && k < 200; k++) {
+		size_t i = (size_t)(next() % (N - 1));
+
+		if (got[i].va == got[i + 1].va && got[i].depth == got[i + 1].depth)
+			continue;
+		t = got[i];
+		got[i] = got[i + 1];
+		got[i + 1] = t;
+		ok = !ranges_in_order(got, N);
+		got[i + 1] = got[i];
+		got[i] = t;
+	}
+	for (size_t i = 0; ok && i + 1 < N; i++) {
+		if (got[i].va != got[i + 1].va)
+			continue;
+		got[i].depth = got[i + 1].depth + 1;
+		ok = !ranges_in_order(got, N);
+		break;
+	}
+	free(got);
+	free(v);
+	return ok;
+}
+
 int main(void)
 {
 	CHECK(agrees(300000, 2, library), "300,000 ranges, two threads: (va, depth, input order)");
@@ -101,5 +145,7 @@ int main(void)
 	CHECK(agrees(1000, 2, library), "few ranges (one thread whatever is asked)");
 	CHECK(agrees(1, 2, library), "one range");
 	CHECK(agrees(0, 2, library), "none");
+	CHECK(in_order_agrees(), "ranges_in_order: sorted ranges are; any two unequal neighbours "
+				 "swapped, or a depth above its same-address follower's, are not");
 	return unit_exit();
 }
