@@ -191,3 +191,45 @@ if cc -O1 -shared -fPIC -Wl,--build-id big_data.c -o libbig.so 2>cc.err && strip
 else
 	not_ok "$what" "$(first_lines 5 cc.err)"
 fi
+
+# The dynamic linker's hash tables and symbol versions: read by nothing of
+# ours when there are section headers, so their whole pages are never read
+# (strace: no pread(2) of the file reaches into them). A library of 4,000
+# versioned functions has pages of both.
+what="memory: a stripped library's .gnu.hash and .gnu.version pages are not read, its names are"
+if ! command -v strace >/dev/null; then
+	skip "$what: no strace here"
+else
+	for i in $(seq 4000); do printf 'int lidia_fn%d(int i) { return i * %d; }\n' "$i" "$i"; done >many.c
+	printf 'LIDIA_1 { global: *; };\n' >many.map
+	if cc -O1 -shared -fPIC -Wl,--build-id -Wl,--version-script=many.map many.c -o libmany.so 2>cc.err &&
+		strip libmany.so; then
+		strace -f -qq -e trace=pread64 -o many.trace "$L" -q -j 1 --allow-dynsym-only libmany.so \
+			-o many.d >many.err 2>&1
+		RC=$?
+		# Each read's [offset, offset + bytes read); each section's whole pages.
+		sed -nE 's/^[0-9]+ +pread64\(.*, ([0-9]+)\) += ([0-9]+)$/\1 \2/p' many.trace >reads.txt
+		readelf -SW libmany.so | sed -E 's/^ *\[ *[0-9]+\] +//' |
+			while read -r name _ _ off size _; do
+				case $name in .gnu.hash | .gnu.version) ;; *) continue ;; esac
+				off=$((0x$off)) size=$((0x$size))
+				echo "$name $(((off + 4095) / 4096 * 4096)) $(((off + size) / 4096 * 4096))"
+			done >pages.txt
+		touched=$(awk 'NR == FNR { r[NR] = $1 " " $1 + $2; n = NR; next }
+			{ for (i = 1; i <= n; i++) { split(r[i], a, " "); if (a[1] < $3 && a[2] > $2) print $1 } }' \
+			reads.txt pages.txt | sort -u | tr '\n' ' ')
+		f=many.d/symbolizer/anonymous/$(build_id libmany.so)
+		addr=$(nm -D libmany.so | awk '$3 ~ /^lidia_fn3999@/ { print "0x" $1 }')
+		got=$("$L" lookup "$f" "$addr" 2>/dev/null | head -n 1)
+		if [ "$RC" -eq 0 ] && [ "$(wc -l <pages.txt)" -eq 2 ] && [ -s reads.txt ] &&
+			awk '$3 <= $2 { exit 1 }' pages.txt && [ -z "$touched" ] &&
+			[ "${got%%lidia_fn3999*}" != "$got" ]; then
+			ok "$what ($(wc -l <reads.txt) reads; $addr is lidia_fn3999)"
+		else
+			not_ok "$what" "exit $RC; pages read of: '$touched'; sections: $(tr '\n' ' ' <pages.txt); lookup: '$got'" \
+				"$(first_lines 5 many.err)"
+		fi
+	else
+		not_ok "$what" "$(first_lines 5 cc.err)"
+	fi
+fi

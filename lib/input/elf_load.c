@@ -65,8 +65,10 @@ static bool go_image(const struct lidia_elf *e, size_t shstrndx)
 
 /*
  * Loaded data that no reader of a C, C++ or Rust image looks at: constants,
- * variables, relocations, unwind tables (symbols, notes and the dynamic
- * section are read; so are ppc64's .opd function descriptors). On a stripped
+ * variables, relocations, unwind tables, the dynamic linker's hash tables
+ * and symbol versions (symbols, notes and the dynamic section are read; so
+ * are ppc64's .opd function descriptors; without section headers the hash
+ * table counts the symbols, and nothing is left unread). On a stripped
  * library that is most of what is not code.
  */
 static bool loaded_data(const GElf_Shdr *sh, const char *name)
@@ -82,6 +84,11 @@ static bool loaded_data(const GElf_Shdr *sh, const char *name)
 	case SHT_FINI_ARRAY:
 	case SHT_PREINIT_ARRAY:
 	case SHT_X86_64_UNWIND: /* .eh_frame, where the ABI gives it its own type */
+	case SHT_HASH:
+	case SHT_GNU_HASH:
+	case SHT_GNU_versym:
+	case SHT_GNU_verdef:
+	case SHT_GNU_verneed:
 		return true;
 	default:
 		return false;
