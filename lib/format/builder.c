@@ -396,15 +396,9 @@ void builder_truncate(struct lidia_builder *b, size_t nranges)
 		b->nranges = nranges;
 }
 
-static int cmp_range(const void *pa, const void *pb)
+static int cmp_range(const void *a, const void *b)
 {
-	const struct brange *a = pa, *b = pb;
-
-	if (a->va != b->va)
-		return a->va < b->va ? -1 : 1;
-	if (a->depth != b->depth)
-		return a->depth < b->depth ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return range_cmp(a, b);
 }
 
 /* The tables as the encoder reads them. */

@@ -186,8 +186,7 @@ static void sort_alone(struct key *keys, const size_t (*count)[256], const bool 
 bool ranges_in_order(const struct brange *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (v[i].va < v[i - 1].va ||
-		    (v[i].va == v[i - 1].va && v[i].depth < v[i - 1].depth))
+		if (range_cmp(&v[i - 1], &v[i]) > 0)
 			return false;
 	return true;
 }

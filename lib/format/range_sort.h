@@ -15,10 +15,17 @@
  */
 struct brange *range_sort(const struct brange *v, size_t n, unsigned threads);
 
-/*
- * Whether v's n ranges are in (va, depth) order already, as range_sort()
- * would leave them (ties are in insertion order by definition).
- */
+/* The order range_sort() gives: by va, then depth, then insertion (seq). */
+static inline int range_cmp(const struct brange *a, const struct brange *b)
+{
+	if (a->va != b->va)
+		return a->va < b->va ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Whether v's n ranges are in range_cmp()'s order already, as range_sort() would leave them. */
 bool ranges_in_order(const struct brange *v, size_t n);
 
 #endif

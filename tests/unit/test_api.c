@@ -645,6 +645,7 @@ static void crc_long(void)
 	}
 	for (size_t k = 0; ok && k < sizeof(lens) / sizeof(lens[0]); k++) {
 		for (size_t start = 0; ok && start < 8; start += 3) {
+			size_t cut = lens[k] < 5 ? lens[k] : 5;
 			uint32_t want = 0xffffffffu;
 
 			for (size_t i = 0; i < lens[k]; i++) {
@@ -652,8 +653,6 @@ static void crc_long(void)
 				for (int b = 0; b < 8; b++)
 					want = (want >> 1) ^ (0x82f63b78u & (0u - (want & 1)));
 			}
-			size_t cut = lens[k] < 5 ? lens[k] : 5;
-
 			ok = lidia_crc32c(0, buf + start, lens[k]) == ~want &&
 			     lidia_crc32c(lidia_crc32c(0, buf + start, cut), buf + start + cut,
 					  lens[k] - cut) == ~want;
